@@ -1,0 +1,15 @@
+execute_process(COMMAND git -C "${SOURCE_DIR}" describe --always --dirty --abbrev=12
+                OUTPUT_VARIABLE describe OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR describe STREQUAL "")
+  set(describe "unknown")
+endif()
+set(content "#pragma once\n#define BNNBENCH_VERSION \"${PROJECT_VERSION}\"\n#define BNNBENCH_GIT_DESCRIBE \"${describe}\"\n")
+if(EXISTS "${OUTPUT}")
+  file(READ "${OUTPUT}" old)
+else()
+  set(old "")
+endif()
+if(NOT old STREQUAL content)
+  file(WRITE "${OUTPUT}" "${content}")
+endif()

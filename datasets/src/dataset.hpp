@@ -1,0 +1,25 @@
+#pragma once
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+namespace bnn::data {
+
+// A loaded regression data set in original units.
+struct Dataset {
+  std::string name;
+  Eigen::MatrixXd X;  // rows are points
+  Eigen::VectorXd y;
+  std::string origin;  // where it came from, for messages ("bostonHousing/data.txt")
+};
+
+// Train/test row indices of one split (0-based rows of Dataset::X).
+struct Split {
+  std::vector<Eigen::Index> train;
+  std::vector<Eigen::Index> test;
+};
+
+Eigen::MatrixXd select_rows(const Eigen::MatrixXd& X, const std::vector<Eigen::Index>& rows);
+Eigen::VectorXd select_rows(const Eigen::VectorXd& y, const std::vector<Eigen::Index>& rows);
+
+}  // namespace bnn::data

@@ -1,0 +1,269 @@
+#include "fetch.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <curl/curl.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "derive.hpp"
+#include "text_table.hpp"
+
+namespace fs = std::filesystem;
+
+namespace bnn::data {
+namespace {
+
+bool is_url(const std::string& s) {
+  return s.rfind("http://", 0) == 0 || s.rfind("https://", 0) == 0 || s.rfind("file://", 0) == 0;
+}
+
+std::string join_url(std::string base, const std::string& tail) {
+  if (!base.empty() && base.back() != '/') base.push_back('/');
+  return base + tail;
+}
+
+void write_file(const std::string& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) throw FetchError("cannot write " + path);
+}
+
+std::string temporary_name(const std::string& destination) {
+  return destination + ".part" + std::to_string(::getpid());
+}
+
+// Extracts the member named `member` from a zip (or any libarchive format) into `destination`.
+void extract_member(const std::string& archive_path, const std::string& member,
+                    const std::string& destination) {
+  std::unique_ptr<archive, decltype(&archive_read_free)> a(archive_read_new(), archive_read_free);
+  archive_read_support_filter_all(a.get());
+  archive_read_support_format_all(a.get());
+  if (archive_read_open_filename(a.get(), archive_path.c_str(), 1 << 16) != ARCHIVE_OK)
+    throw FetchError(archive_path + ": cannot open archive: " + archive_error_string(a.get()));
+  archive_entry* entry = nullptr;
+  while (archive_read_next_header(a.get(), &entry) == ARCHIVE_OK) {
+    const std::string name = archive_entry_pathname(entry);
+    if (name != member && fs::path(name).filename() != member) continue;
+    std::ofstream out(destination, std::ios::binary | std::ios::trunc);
+    char buffer[1 << 16];
+    la_ssize_t got = 0;
+    while ((got = archive_read_data(a.get(), buffer, sizeof buffer)) > 0)
+      out.write(buffer, static_cast<std::streamsize>(got));
+    if (got < 0) throw FetchError(archive_path + ": " + archive_error_string(a.get()));
+    out.close();
+    if (!out) throw FetchError("cannot write " + destination);
+    return;
+  }
+  throw FetchError(archive_path + ": the archive holds no member '" + member + "'");
+}
+
+size_t write_to_stream(char* data, size_t size, size_t count, void* stream) {
+  auto* out = static_cast<std::ofstream*>(stream);
+  out->write(data, static_cast<std::streamsize>(size * count));
+  return *out ? size * count : 0;
+}
+
+// Where a source file comes from: a path on disk or a URL.
+struct Origin {
+  std::string location;
+  bool remote = false;
+  bool is_archive = false;
+};
+
+Origin origin_of(const DatasetSpec& spec, const SourceFile& file, const std::string& from) {
+  if (from.empty()) return {spec.url_of(file), true, !file.archive.empty()};
+  if (is_url(from)) {
+    return {join_url(join_url(from, spec.folder), file.path), true, false};
+  }
+  const fs::path plain = fs::path(from) / spec.folder / file.path;
+  if (fs::exists(plain) || file.archive.empty()) return {plain.string(), false, false};
+  return {(fs::path(from) / spec.folder / file.archive).string(), false, true};
+}
+
+std::string verify(const std::string& path, const std::string& expected, const std::string& what) {
+  const std::string got = sha256_file(path);
+  if (!expected.empty() && got != expected) {
+    fs::remove(path);
+    throw FetchError(what + ": checksum mismatch (expected sha256 " + expected + ", got " + got + ")");
+  }
+  return got;
+}
+
+}  // namespace
+
+std::string resolve_data_dir(const std::string& from_command_line) {
+  if (!from_command_line.empty()) return from_command_line;
+  if (const char* env = std::getenv("BNNBENCH_DATA"); env && *env) return env;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return (fs::path(xdg) / "bnnbench").string();
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return (fs::path(home) / ".cache" / "bnnbench").string();
+  return "bnnbench-data";
+}
+
+std::string sha256_hex(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1)
+    throw FetchError("sha256: OpenSSL digest failed");
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < length; ++i) {
+    out.push_back(hex[digest[i] >> 4]);
+    out.push_back(hex[digest[i] & 15]);
+  }
+  return out;
+}
+
+std::string sha256_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FetchError("cannot read " + path);
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+  std::vector<char> buffer(1 << 20);
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(ctx.get(), digest, &length);
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < length; ++i) {
+    out.push_back(hex[digest[i] >> 4]);
+    out.push_back(hex[digest[i] & 15]);
+  }
+  return out;
+}
+
+void download(const std::string& url, const std::string& destination) {
+  static const bool initialized = [] { return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; }();
+  if (!initialized) throw FetchError("libcurl could not be initialized");
+  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
+  if (!curl) throw FetchError("libcurl could not be initialized");
+  std::ofstream out(destination, std::ios::binary | std::ios::trunc);
+  if (!out) throw FetchError("cannot write " + destination);
+  char error[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl.get(), CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(curl.get(), CURLOPT_FAILONERROR, 1L);
+  curl_easy_setopt(curl.get(), CURLOPT_CONNECTTIMEOUT, 30L);
+  curl_easy_setopt(curl.get(), CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(curl.get(), CURLOPT_LOW_SPEED_TIME, 60L);
+  curl_easy_setopt(curl.get(), CURLOPT_USERAGENT, "bnnbench");
+  curl_easy_setopt(curl.get(), CURLOPT_ERRORBUFFER, error);
+  curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, write_to_stream);
+  curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &out);
+  const CURLcode rc = curl_easy_perform(curl.get());
+  out.close();
+  if (rc != CURLE_OK) {
+    fs::remove(destination);
+    throw FetchError("download of " + url + " failed: " + (error[0] ? error : curl_easy_strerror(rc)));
+  }
+  if (!out) throw FetchError("cannot write " + destination);
+}
+
+std::string dataset_file(const DatasetSpec& spec, const std::string& data_dir,
+                         const std::string& relative_path) {
+  return (fs::path(data_dir) / spec.folder / relative_path).string();
+}
+
+void fetch_dataset(const DatasetSpec& spec, const FetchOptions& options) {
+  const std::string who = spec.name;
+  if (spec.is_synthetic()) {
+    options.log(who + ": built in (synthetic), nothing to fetch");
+    return;
+  }
+  if (!spec.is_public())
+    throw FetchError(who + ": not publicly available (" + spec.notes + ")");
+  const fs::path folder = fs::path(options.data_dir) / spec.folder;
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec) throw FetchError(who + ": cannot create " + folder.string() + ": " + ec.message());
+
+  int fetched = 0, kept = 0;
+  for (const auto& file : spec.files) {
+    const std::string destination = (folder / file.path).string();
+    const std::string what = who + ": " + file.path;
+    if (fs::exists(destination) && (file.sha256.empty() || sha256_file(destination) == file.sha256)) {
+      ++kept;
+      continue;
+    }
+    const Origin origin = origin_of(spec, file, options.from);
+    const std::string part = temporary_name(destination);
+    const std::string raw = origin.is_archive ? part + ".archive" : part;
+    try {
+      options.log(what + " <- " + origin.location);
+      if (origin.remote) {
+        download(origin.location, raw);
+      } else {
+        if (!fs::exists(origin.location))
+          throw FetchError("not in the mirror: " + origin.location + " does not exist");
+        fs::copy_file(origin.location, raw, fs::copy_options::overwrite_existing);
+      }
+      if (origin.is_archive) {
+        extract_member(raw, file.path, part);
+        fs::remove(raw);
+      }
+      verify(part, file.sha256, what);
+      fs::rename(part, destination);
+      ++fetched;
+    } catch (const FetchError& e) {
+      fs::remove(raw, ec);
+      fs::remove(part, ec);
+      const std::string message = e.what();
+      throw FetchError(message.rfind(what, 0) == 0 ? message : what + ": " + message);
+    } catch (const fs::filesystem_error& e) {
+      fs::remove(raw, ec);
+      fs::remove(part, ec);
+      throw FetchError(what + ": " + e.what());
+    }
+  }
+  if (spec.derive) {
+    const auto& d = *spec.derive;
+    const std::string destination = (folder / d.output).string();
+    if (!fs::exists(destination) || (!d.sha256.empty() && sha256_file(destination) != d.sha256)) {
+      const std::string input = (folder / spec.files.front().path).string();
+      const std::string bytes = run_derivation(d.recipe, read_file(input), input);
+      const std::string part = temporary_name(destination);
+      write_file(part, bytes);
+      verify(part, d.sha256, who + ": derived " + d.output);
+      fs::rename(part, destination);
+      options.log(who + ": derived " + d.output + " (" + d.recipe + "), checksum verified");
+    }
+  }
+  options.log(who + ": " + std::to_string(fetched) + " file(s) fetched, " + std::to_string(kept) +
+              " already present and verified");
+}
+
+DatasetStatus dataset_status(const DatasetSpec& spec, const std::string& data_dir) {
+  DatasetStatus status;
+  if (spec.is_synthetic()) return {true, true, "built in"};
+  if (!spec.is_public()) return {false, false, "not publicly available"};
+  std::vector<std::pair<std::string, std::string>> needed;  // path, sha256
+  for (const auto& f : spec.files) needed.emplace_back(f.path, f.sha256);
+  if (spec.derive) needed.emplace_back(spec.derive->output, spec.derive->sha256);
+  bool unverifiable = false;
+  for (const auto& [path, sha] : needed) {
+    const std::string full = dataset_file(spec, data_dir, path);
+    if (!fs::exists(full)) return {false, false, "missing " + path};
+    if (sha.empty()) {
+      unverifiable = true;
+    } else if (sha256_file(full) != sha) {
+      return {true, false, "checksum mismatch: " + path};
+    }
+  }
+  if (unverifiable) return {true, false, "present, no checksum known"};
+  return {true, true, "verified"};
+}
+
+}  // namespace bnn::data

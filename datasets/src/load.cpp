@@ -1,0 +1,220 @@
+#include "load.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+
+#include "data_error.hpp"
+#include "fetch.hpp"
+#include "synthetic.hpp"
+#include "text_table.hpp"
+
+namespace fs = std::filesystem;
+
+namespace bnn::data {
+namespace {
+
+std::vector<long> resolve_columns(const ColumnSelector& sel, const DatasetSpec& spec,
+                                  const std::string& data_dir, Eigen::Index available) {
+  switch (sel.kind) {
+    case ColumnSelector::Kind::all: {
+      std::vector<long> all(static_cast<std::size_t>(available));
+      for (Eigen::Index c = 0; c < available; ++c) all[static_cast<std::size_t>(c)] = c;
+      return all;
+    }
+    case ColumnSelector::Kind::index_file:
+      return read_index_file(dataset_file(spec, data_dir, sel.index_file));
+    case ColumnSelector::Kind::list:
+      return sel.columns;
+  }
+  return {};
+}
+
+// Copies the chosen columns; a missing value in any of them is an error at its line.
+Eigen::MatrixXd take_columns(const NumericTable& table, const std::vector<long>& columns,
+                             const std::string& what, const std::string& column_source) {
+  for (long c : columns)
+    if (c >= table.values.cols())
+      throw DataError(column_source, 0, 0,
+                      what + " column " + std::to_string(c) + " (0-based) is out of range: " +
+                          table.file + " has " + std::to_string(table.values.cols()) + " columns");
+  Eigen::MatrixXd out(table.values.rows(), static_cast<Eigen::Index>(columns.size()));
+  for (std::size_t j = 0; j < columns.size(); ++j) {
+    const auto col = table.values.col(columns[j]);
+    for (Eigen::Index i = 0; i < col.size(); ++i) {
+      if (std::isnan(col[i]))
+        throw DataError(table.file, table.line_numbers[static_cast<std::size_t>(i)], columns[j] + 1,
+                        "missing value '?' in a " + what + " column");
+      out(i, static_cast<Eigen::Index>(j)) = col[i];
+    }
+  }
+  return out;
+}
+
+NumericTable read_stacked(const std::vector<std::string>& paths, Delimiter delimiter) {
+  NumericTable all;
+  std::vector<Eigen::MatrixXd> parts;
+  Eigen::Index rows = 0;
+  for (const auto& path : paths) {
+    NumericTable t = read_numeric_table(path, {delimiter, Header::absent, true});
+    if (!parts.empty() && t.values.cols() != parts.front().cols())
+      throw DataError(path, t.line_numbers.front(), 0,
+                      "has " + std::to_string(t.values.cols()) + " columns but " + paths.front() +
+                          " has " + std::to_string(parts.front().cols()));
+    rows += t.values.rows();
+    all.line_numbers.insert(all.line_numbers.end(), t.line_numbers.begin(), t.line_numbers.end());
+    parts.push_back(std::move(t.values));
+  }
+  all.file = paths.size() == 1 ? paths.front() : paths.front() + " (+" + std::to_string(paths.size() - 1) + " more)";
+  all.values.resize(rows, parts.front().cols());
+  Eigen::Index at = 0;
+  for (auto& p : parts) {
+    all.values.middleRows(at, p.rows()) = p;
+    at += p.rows();
+  }
+  return all;
+}
+
+}  // namespace
+
+std::vector<long> read_index_file(const std::string& path) {
+  const NumericTable t = read_numeric_table(path, {Delimiter::whitespace, Header::absent, false});
+  std::vector<long> out;
+  for (Eigen::Index i = 0; i < t.values.rows(); ++i)
+    for (Eigen::Index j = 0; j < t.values.cols(); ++j) {
+      const double v = t.values(i, j);
+      if (v < 0 || v != std::floor(v) || v > 1e15)
+        throw DataError(path, t.line_numbers[static_cast<std::size_t>(i)], j + 1,
+                        "index must be a non-negative integer");
+      out.push_back(static_cast<long>(v));
+    }
+  return out;
+}
+
+void check_usable(const Dataset& data, Eigen::Index min_rows) {
+  if (data.X.rows() < min_rows)
+    throw DataError(data.origin, 0, 0,
+                    data.name + " has " + std::to_string(data.X.rows()) + " rows, but at least " +
+                        std::to_string(min_rows) + " are needed");
+  if (data.y.size() > 0 && data.y.maxCoeff() == data.y.minCoeff())
+    throw DataError(data.origin, 0, 0, data.name + ": the target is constant (" +
+                                           std::to_string(data.y[0]) + " in every row)");
+}
+
+Dataset load_dataset(const DatasetSpec& spec, const std::string& data_dir) {
+  if (spec.is_synthetic()) return generate_synthetic(spec.name, *spec.synthetic);
+  if (!spec.is_public())
+    throw std::runtime_error(spec.name + " is not publicly available: " + spec.notes);
+  const DatasetStatus status = dataset_status(spec, data_dir);
+  if (!status.present)
+    throw std::runtime_error(spec.name + ": " + status.detail + " in " +
+                             (fs::path(data_dir) / spec.folder).string() +
+                             "; run `bnnbench datasets fetch " + spec.name + "` (add --from DIR for a mirror)");
+  if (!status.verified && status.detail.find("mismatch") != std::string::npos)
+    throw std::runtime_error(spec.name + ": " + status.detail + " in " +
+                             (fs::path(data_dir) / spec.folder).string() +
+                             "; fetch it again with `bnnbench datasets fetch " + spec.name + "`");
+  const TableSpec& ts = *spec.table;
+  std::vector<std::string> files;
+  for (const auto& f : ts.files) files.push_back(dataset_file(spec, data_dir, f));
+  const NumericTable table = read_stacked(files, ts.delimiter);
+
+  Dataset data;
+  data.name = spec.name;
+  data.origin = table.file;
+  const auto source_of = [&](const ColumnSelector& sel) {
+    return sel.kind == ColumnSelector::Kind::index_file ? dataset_file(spec, data_dir, sel.index_file)
+                                                        : spec.defined_in;
+  };
+  const std::vector<long> features = resolve_columns(ts.features, spec, data_dir, table.values.cols());
+  data.X = take_columns(table, features, "feature", source_of(ts.features));
+  if (ts.target_files.empty()) {
+    const std::vector<long> target = resolve_columns(ts.target, spec, data_dir, table.values.cols());
+    if (target.size() != 1)
+      throw DataError(source_of(ts.target), 0, 0, "the target must be exactly one column");
+    if (std::find(features.begin(), features.end(), target[0]) != features.end())
+      throw DataError(source_of(ts.target), 0, 0,
+                      "target column " + std::to_string(target[0]) + " is also a feature");
+    data.y = take_columns(table, target, "target", source_of(ts.target)).col(0);
+  } else {
+    std::vector<std::string> label_files;
+    for (const auto& f : ts.target_files) label_files.push_back(dataset_file(spec, data_dir, f));
+    const NumericTable labels = read_stacked(label_files, ts.delimiter);
+    if (labels.values.rows() != table.values.rows())
+      throw DataError(labels.file, 0, 0,
+                      "has " + std::to_string(labels.values.rows()) + " rows but " + table.file +
+                          " has " + std::to_string(table.values.rows()));
+    data.y = take_columns(labels, resolve_columns(ts.target, spec, data_dir, labels.values.cols()),
+                          "target", source_of(ts.target)).col(0);
+  }
+  check_usable(data, 2);
+  return data;
+}
+
+std::vector<Split> read_published_splits(const DatasetSpec& spec, const std::string& data_dir,
+                                         Eigen::Index rows) {
+  std::vector<Split> splits;
+  if (!spec.splits) throw std::runtime_error(spec.name + " has no published splits in the registry");
+  const auto fill = [](std::string pattern, int k) {
+    const auto at = pattern.find("{k}");
+    if (at != std::string::npos) pattern.replace(at, 3, std::to_string(k));
+    return pattern;
+  };
+  for (int k = 0; k < spec.splits->count; ++k) {
+    Split split;
+    std::vector<char> seen(static_cast<std::size_t>(rows), 0);
+    for (int part = 0; part < 2; ++part) {
+      const std::string path =
+          dataset_file(spec, data_dir, fill(part == 0 ? spec.splits->train_pattern : spec.splits->test_pattern, k));
+      const std::vector<long> indices = read_index_file(path);
+      auto& out = part == 0 ? split.train : split.test;
+      for (std::size_t i = 0; i < indices.size(); ++i) {
+        const long r = indices[i];
+        if (r >= rows)
+          throw DataError(path, static_cast<long>(i + 1), 1,
+                          "row " + std::to_string(r) + " is out of range: the table has " +
+                              std::to_string(rows) + " rows");
+        if (seen[static_cast<std::size_t>(r)])
+          throw DataError(path, static_cast<long>(i + 1), 1,
+                          "row " + std::to_string(r) + (part == 0 ? " is listed twice" : " is also a training row"));
+        seen[static_cast<std::size_t>(r)] = 1;
+        out.push_back(r);
+      }
+      if (out.empty()) throw DataError(path, 0, 0, "lists no rows");
+    }
+    splits.push_back(std::move(split));
+  }
+  return splits;
+}
+
+Dataset load_user_table(const std::string& path, const std::string& target, const TextFormat& format) {
+  const NumericTable table = read_numeric_table(path, format);
+  long target_column = -1;
+  if (target.empty() || target == "last") {
+    target_column = static_cast<long>(table.values.cols()) - 1;
+  } else if (auto it = std::find(table.names.begin(), table.names.end(), target); it != table.names.end()) {
+    target_column = static_cast<long>(it - table.names.begin());
+  } else {
+    double value = 0;
+    if (!parse_number(target, value) || value < 0 || value != std::floor(value))
+      throw std::invalid_argument("--target '" + target + "' is neither a 0-based column number nor a header name of " + path);
+    target_column = static_cast<long>(value);
+  }
+  if (target_column < 0 || target_column >= table.values.cols())
+    throw DataError(path, 0, 0, "target column " + std::to_string(target_column) +
+                                    " (0-based) is out of range: the file has " +
+                                    std::to_string(table.values.cols()) + " columns");
+  std::vector<long> features;
+  for (long c = 0; c < table.values.cols(); ++c)
+    if (c != target_column) features.push_back(c);
+  Dataset data;
+  data.name = fs::path(path).filename().string();
+  data.origin = path;
+  data.X = take_columns(table, features, "feature", path);
+  data.y = take_columns(table, {target_column}, "target", path).col(0);
+  if (data.X.cols() == 0) throw DataError(path, 0, 0, "the file has no feature columns besides the target");
+  return data;
+}
+
+}  // namespace bnn::data

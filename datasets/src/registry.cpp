@@ -1,0 +1,241 @@
+#include "registry.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <stdexcept>
+#include <toml++/toml.h>
+
+#include "data_error.hpp"
+
+#ifndef BNNBENCH_SOURCE_DIR
+#define BNNBENCH_SOURCE_DIR "."
+#endif
+
+namespace bnn::data {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const toml::node& node, const std::string& message) const {
+    throw DataError(file_, static_cast<long>(node.source().begin.line),
+                    static_cast<long>(node.source().begin.column), message);
+  }
+
+  std::string text(const toml::table& t, std::string_view key, bool required = false) const {
+    const toml::node* node = t.get(key);
+    if (!node) {
+      if (required) fail(t, "missing required key '" + std::string(key) + "'");
+      return {};
+    }
+    if (!node->is_string()) fail(*node, "'" + std::string(key) + "' must be a string");
+    return *node->value<std::string>();
+  }
+
+  long integer(const toml::table& t, std::string_view key, long fallback) const {
+    const toml::node* node = t.get(key);
+    if (!node) return fallback;
+    if (!node->is_integer()) fail(*node, "'" + std::string(key) + "' must be an integer");
+    return static_cast<long>(*node->value<std::int64_t>());
+  }
+
+  std::vector<std::string> strings(const toml::table& t, std::string_view key) const {
+    std::vector<std::string> out;
+    const toml::node* node = t.get(key);
+    if (!node) return out;
+    const toml::array* arr = node->as_array();
+    if (!arr) fail(*node, "'" + std::string(key) + "' must be an array of strings");
+    for (const auto& item : *arr) {
+      if (!item.is_string()) fail(item, "'" + std::string(key) + "' must hold strings");
+      out.push_back(*item.value<std::string>());
+    }
+    return out;
+  }
+
+  const toml::table* subtable(const toml::table& t, std::string_view key) const {
+    const toml::node* node = t.get(key);
+    if (!node) return nullptr;
+    if (!node->is_table()) fail(*node, "'" + std::string(key) + "' must be a table");
+    return node->as_table();
+  }
+
+  ColumnSelector columns(const toml::table& t, std::string_view key) const {
+    const toml::node* node = t.get(key);
+    if (!node) fail(t, "missing required key '" + std::string(key) + "'");
+    ColumnSelector sel;
+    if (node->is_integer()) {
+      sel.columns = {static_cast<long>(*node->value<std::int64_t>())};
+    } else if (const toml::array* arr = node->as_array()) {
+      for (const auto& item : *arr) {
+        if (!item.is_integer()) fail(item, "column lists hold 0-based integers");
+        sel.columns.push_back(static_cast<long>(*item.value<std::int64_t>()));
+      }
+    } else if (node->is_string()) {
+      const std::string s = *node->value<std::string>();
+      const auto dots = s.find("..");
+      if (s == "all") {
+        sel.kind = ColumnSelector::Kind::all;
+      } else if (dots != std::string::npos) {
+        long first = 0, last = 0;
+        try {
+          first = std::stol(s.substr(0, dots));
+          last = std::stol(s.substr(dots + 2));
+        } catch (const std::exception&) {
+          fail(*node, "column range '" + s + "' must look like \"0..12\"");
+        }
+        if (first < 0 || last < first) fail(*node, "column range '" + s + "' is empty or negative");
+        for (long c = first; c <= last; ++c) sel.columns.push_back(c);
+      } else {
+        sel.kind = ColumnSelector::Kind::index_file;
+        sel.index_file = s;
+      }
+    } else {
+      fail(*node, "'" + std::string(key) + "' must be a column number, a list, \"a..b\", \"all\" or an index file");
+    }
+    for (long c : sel.columns)
+      if (c < 0) fail(*node, "column numbers are 0-based and must be >= 0");
+    return sel;
+  }
+
+  DatasetSpec dataset(const toml::table& t) const {
+    DatasetSpec d;
+    d.defined_in = file_ + ":" + std::to_string(t.source().begin.line);
+    d.name = text(t, "name", true);
+    d.aliases = strings(t, "aliases");
+    d.title = text(t, "title");
+    d.papers = strings(t, "papers");
+    d.availability = text(t, "availability", true);
+    static const std::vector<std::string> kinds = {"public", "url-only", "not-public", "synthetic"};
+    if (std::find(kinds.begin(), kinds.end(), d.availability) == kinds.end())
+      fail(*t.get("availability"), "availability must be public, url-only, not-public or synthetic");
+    d.paper_n = integer(t, "paper_n", 0);
+    d.paper_d = integer(t, "paper_d", 0);
+    d.paper_note = text(t, "paper_note");
+    d.folder = text(t, "folder");
+    d.source = text(t, "source");
+    d.url_base = text(t, "url_base");
+    d.notes = text(t, "notes");
+    if (const toml::node* files = t.get("files")) {
+      const toml::array* arr = files->as_array();
+      if (!arr) fail(*files, "'files' must be an array of tables");
+      for (const auto& item : *arr) {
+        const toml::table* f = item.as_table();
+        if (!f) fail(item, "each entry of 'files' must be a table { path = ..., sha256 = ... }");
+        SourceFile sf{text(*f, "path", true), lower(text(*f, "sha256")), text(*f, "url"),
+                      text(*f, "archive")};
+        if (!sf.sha256.empty() && (sf.sha256.size() != 64 ||
+                                   sf.sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
+          fail(*f, "sha256 of '" + sf.path + "' must be 64 hexadecimal digits");
+        d.files.push_back(std::move(sf));
+      }
+    }
+    if (const toml::table* dv = subtable(t, "derive"))
+      d.derive = DeriveSpec{text(*dv, "recipe", true), text(*dv, "output", true),
+                            lower(text(*dv, "sha256"))};
+    if (const toml::table* tb = subtable(t, "table")) {
+      TableSpec ts;
+      if (const std::string single = text(*tb, "file"); !single.empty()) ts.files = {single};
+      for (auto& f : strings(*tb, "files")) ts.files.push_back(f);
+      ts.target_files = strings(*tb, "target_files");
+      if (ts.files.empty()) fail(*tb, "table needs 'file' or 'files'");
+      try {
+        ts.delimiter = parse_delimiter(text(*tb, "delimiter").empty() ? "auto" : text(*tb, "delimiter"));
+      } catch (const std::invalid_argument& e) {
+        fail(*tb, e.what());
+      }
+      ts.features = columns(*tb, "features");
+      ts.target = columns(*tb, "target");
+      if (ts.target.kind == ColumnSelector::Kind::all ||
+          (ts.target.kind == ColumnSelector::Kind::list && ts.target.columns.size() != 1))
+        fail(*tb, "target must be one column");
+      d.table = std::move(ts);
+    }
+    if (const toml::table* sp = subtable(t, "splits")) {
+      PublishedSplits ps{static_cast<int>(integer(*sp, "count", 0)), text(*sp, "train", true),
+                         text(*sp, "test", true)};
+      if (ps.count < 1) fail(*sp, "splits.count must be >= 1");
+      d.splits = ps;
+    }
+    if (const toml::table* sy = subtable(t, "synthetic")) {
+      d.synthetic = SyntheticSpec{text(*sy, "generator", true), integer(*sy, "n", 0),
+                                  static_cast<std::uint64_t>(integer(*sy, "seed", 0))};
+    }
+    if (d.is_synthetic() && !d.synthetic) fail(t, "a synthetic data set needs a [synthetic] table");
+    if (d.is_public() && (!d.table || d.folder.empty()))
+      fail(t, "data set '" + d.name + "' needs 'folder' and 'table'");
+    return d;
+  }
+
+ private:
+  std::string file_;
+};
+
+}  // namespace
+
+std::string DatasetSpec::url_of(const SourceFile& file) const {
+  if (!file.url.empty()) return file.url;
+  return url_base + (file.archive.empty() ? file.path : file.archive);
+}
+
+DatasetRegistry DatasetRegistry::load(const std::vector<std::string>& paths) {
+  DatasetRegistry registry;
+  for (const auto& path : paths) {
+    toml::table root;
+    try {
+      root = toml::parse_file(path);
+    } catch (const toml::parse_error& e) {
+      throw DataError(path, static_cast<long>(e.source().begin.line),
+                      static_cast<long>(e.source().begin.column), std::string(e.description()));
+    }
+    Reader reader(path);
+    const toml::node* list = root.get("dataset");
+    if (!list || !list->is_array_of_tables())
+      throw DataError(path, 0, 0, "expected [[dataset]] tables");
+    for (const auto& node : *list->as_array()) {
+      DatasetSpec spec = reader.dataset(*node.as_table());
+      auto same = std::find_if(registry.datasets_.begin(), registry.datasets_.end(),
+                               [&](const DatasetSpec& d) { return lower(d.name) == lower(spec.name); });
+      if (same != registry.datasets_.end()) {
+        *same = std::move(spec);
+      } else {
+        if (const DatasetSpec* clash = registry.try_find(spec.name))
+          throw DataError(path, static_cast<long>(node.source().begin.line), 0,
+                          "name '" + spec.name + "' is already an alias of '" + clash->name + "'");
+        registry.datasets_.push_back(std::move(spec));
+      }
+    }
+  }
+  return registry;
+}
+
+const DatasetSpec* DatasetRegistry::try_find(std::string_view name) const {
+  const std::string key = lower(name);
+  for (const auto& d : datasets_) {
+    if (lower(d.name) == key) return &d;
+    for (const auto& a : d.aliases)
+      if (lower(a) == key) return &d;
+  }
+  return nullptr;
+}
+
+const DatasetSpec& DatasetRegistry::find(std::string_view name) const {
+  if (const DatasetSpec* d = try_find(name)) return *d;
+  std::string known;
+  for (const auto& d : datasets_) known += (known.empty() ? "" : ", ") + d.name;
+  throw std::invalid_argument("unknown data set '" + std::string(name) + "'; known data sets: " + known);
+}
+
+std::string default_registry_path() {
+  if (const char* env = std::getenv("BNNBENCH_REGISTRY"); env && *env) return env;
+  return std::string(BNNBENCH_SOURCE_DIR) + "/datasets/registry.toml";
+}
+
+}  // namespace bnn::data

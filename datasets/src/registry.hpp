@@ -1,0 +1,95 @@
+#pragma once
+// The data-set registry (datasets/registry.toml): names, sources with checksums, how to
+// read each table, published splits and synthetic generators.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "text_table.hpp"
+
+namespace bnn::data {
+
+struct SourceFile {
+  std::string path;     // relative to the data set's folder
+  std::string sha256;   // empty: no checksum known, used unverified
+  std::string url;      // full URL; empty: url_base + path
+  std::string archive;  // when set, the download is this zip archive holding `path`
+};
+
+struct DeriveSpec {
+  std::string recipe;
+  std::string output;
+  std::string sha256;
+};
+
+// Which columns: all of them, those listed in an index file, or an explicit list.
+struct ColumnSelector {
+  enum class Kind { all, index_file, list } kind = Kind::list;
+  std::string index_file;
+  std::vector<long> columns;
+};
+
+struct TableSpec {
+  std::vector<std::string> files;         // rows concatenated in this order
+  std::vector<std::string> target_files;  // optional separate label files (same row order)
+  Delimiter delimiter = Delimiter::automatic;
+  ColumnSelector features;
+  ColumnSelector target;
+};
+
+struct PublishedSplits {
+  int count = 0;
+  std::string train_pattern;  // "{k}" is replaced by the split number, 0-based
+  std::string test_pattern;
+};
+
+struct SyntheticSpec {
+  std::string generator;
+  long n = 0;
+  std::uint64_t seed = 0;
+};
+
+struct DatasetSpec {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string title;
+  std::vector<std::string> papers;
+  std::string availability;  // public | url-only | not-public | synthetic
+  long paper_n = 0;
+  long paper_d = 0;
+  std::string paper_note;
+  std::string folder;
+  std::string source;
+  std::string url_base;
+  std::string notes;
+  std::vector<SourceFile> files;
+  std::optional<DeriveSpec> derive;
+  std::optional<TableSpec> table;
+  std::optional<PublishedSplits> splits;
+  std::optional<SyntheticSpec> synthetic;
+  std::string defined_in;  // registry file and line, for messages
+
+  bool is_synthetic() const { return availability == "synthetic"; }
+  bool is_public() const { return availability == "public" || availability == "url-only"; }
+  std::string url_of(const SourceFile& file) const;
+};
+
+class DatasetRegistry {
+ public:
+  // Reads one or more registry files; a later file may add sets or replace same-named ones.
+  static DatasetRegistry load(const std::vector<std::string>& paths);
+  const std::vector<DatasetSpec>& all() const { return datasets_; }
+  // Finds by name or alias (case-insensitive); throws std::invalid_argument listing names.
+  const DatasetSpec& find(std::string_view name) const;
+  const DatasetSpec* try_find(std::string_view name) const;
+
+ private:
+  std::vector<DatasetSpec> datasets_;
+};
+
+// The registry shipped with bnnbench (path compiled in; $BNNBENCH_REGISTRY overrides).
+std::string default_registry_path();
+
+}  // namespace bnn::data

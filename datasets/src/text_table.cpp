@@ -1,0 +1,213 @@
+#include "text_table.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "data_error.hpp"
+
+namespace bnn::data {
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f'; }
+
+std::string_view trim_spaces(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool is_blank(std::string_view line) { return trim_spaces(line).empty(); }
+
+// Printable, bounded rendering of a token for error messages.
+std::string quote(std::string_view token) {
+  std::string out = "'";
+  for (std::size_t i = 0; i < token.size() && i < 40; ++i) {
+    const auto c = static_cast<unsigned char>(token[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  if (token.size() > 40) out += "...";
+  return out + "'";
+}
+
+void split_fields(std::string_view line, Delimiter delimiter, std::vector<std::string_view>& out) {
+  out.clear();
+  if (delimiter == Delimiter::comma) {
+    std::size_t start = 0;
+    while (true) {
+      const std::size_t comma = line.find(',', start);
+      out.push_back(trim_spaces(line.substr(start, comma - start)));
+      if (comma == std::string_view::npos) break;
+      start = comma + 1;
+    }
+    return;
+  }
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && is_space(line[i])) ++i;
+    const std::size_t start = i;
+    while (i < line.size() && !is_space(line[i])) ++i;
+    if (i > start) out.push_back(line.substr(start, i - start));
+  }
+}
+
+bool is_missing(std::string_view token) { return token == "?"; }
+
+}  // namespace
+
+Delimiter parse_delimiter(std::string_view name) {
+  if (name == "auto") return Delimiter::automatic;
+  if (name == "whitespace" || name == "space" || name == "tab") return Delimiter::whitespace;
+  if (name == "comma") return Delimiter::comma;
+  throw std::invalid_argument("unknown delimiter '" + std::string(name) +
+                              "'; expected auto, whitespace or comma");
+}
+
+bool parse_number(std::string_view token, double& value) {
+  if (!token.empty() && token.front() == '+') {  // from_chars rejects a leading '+'
+    token.remove_prefix(1);
+    if (!token.empty() && (token.front() == '+' || token.front() == '-')) return false;
+  }
+  if (token.empty()) return false;
+  const char* end = token.data() + token.size();
+  auto [ptr, ec] = std::from_chars(token.data(), end, value, std::chars_format::general);
+  return ec == std::errc() && ptr == end && std::isfinite(value);
+}
+
+Delimiter for_each_row(std::string_view text, const std::string& file, Delimiter delimiter,
+                       const std::function<void(long, const std::vector<std::string_view>&)>& row) {
+  std::vector<std::string_view> fields;
+  long line_number = 0;
+  long first_blank = 0;  // first blank line after which no data may follow
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t newline = text.find('\n', pos);
+    if (newline == std::string_view::npos) newline = text.size();
+    std::string_view line = text.substr(pos, newline - pos);
+    pos = newline + 1;
+    ++line_number;
+    while (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // CRLF and \r\r\n
+    if (is_blank(line)) {
+      if (first_blank == 0) first_blank = line_number;
+      continue;
+    }
+    if (first_blank != 0)
+      throw DataError(file, first_blank, 0, "blank line inside the table (data follows on line " +
+                                                std::to_string(line_number) + ")");
+    if (const auto cr = line.find('\r'); cr != std::string_view::npos)
+      throw DataError(file, line_number, 0,
+                      "carriage return inside a line (old Mac line endings are not supported)");
+    if (delimiter == Delimiter::automatic)
+      delimiter = line.find(',') != std::string_view::npos ? Delimiter::comma
+                                                           : Delimiter::whitespace;
+    split_fields(line, delimiter, fields);
+    for (std::size_t c = 0; c < fields.size(); ++c)
+      if (fields[c].empty())
+        throw DataError(file, line_number, static_cast<long>(c + 1),
+                        "empty field (write '?' for a missing value)");
+    row(line_number, fields);
+  }
+  return delimiter;
+}
+
+NumericTable parse_numeric_table(std::string_view text, const std::string& file,
+                                 const TextFormat& format) {
+  NumericTable table;
+  table.file = file;
+  std::vector<double> values;
+  std::size_t columns = 0;
+  long first_line = 0;
+  bool header_decided = format.header != Header::automatic;
+  bool expect_header = format.header == Header::present;
+  std::vector<std::string> pending_header;  // first row kept until the header is decided
+
+  const auto numeric_row = [&](long line_number, const std::vector<std::string_view>& fields) {
+    for (std::size_t c = 0; c < fields.size(); ++c) {
+      double value = 0.0;
+      if (is_missing(fields[c])) {
+        if (!format.allow_missing)
+          throw DataError(file, line_number, static_cast<long>(c + 1),
+                          "missing value '?' where a number is required");
+        value = std::numeric_limits<double>::quiet_NaN();
+        ++table.missing_count;
+      } else if (!parse_number(fields[c], value)) {
+        double probe = 0.0;
+        const std::string_view t = fields[c];
+        const char* end = t.data() + t.size();
+        auto [ptr, ec] = std::from_chars(t.data(), end, probe);
+        const bool non_finite = ptr == end && (ec == std::errc() ? !std::isfinite(probe)
+                                                                 : ec == std::errc::result_out_of_range);
+        throw DataError(file, line_number, static_cast<long>(c + 1),
+                        (non_finite ? "non-finite value " : "non-numeric value ") + quote(t));
+      }
+      values.push_back(value);
+    }
+    table.line_numbers.push_back(line_number);
+  };
+
+  for_each_row(text, file, format.delimiter, [&](long line_number, const auto& fields) {
+    if (first_line == 0) {
+      first_line = line_number;
+      columns = fields.size();
+      if (!header_decided) {
+        bool all_numeric = true;
+        for (auto f : fields) {
+          double v = 0.0;
+          all_numeric = all_numeric && (is_missing(f) || parse_number(f, v));
+        }
+        if (all_numeric) {
+          header_decided = true;
+          expect_header = false;
+        } else {
+          pending_header.assign(fields.begin(), fields.end());
+          return;  // decided by the next row
+        }
+      }
+      if (expect_header) {
+        table.names.assign(fields.begin(), fields.end());
+        return;
+      }
+    } else if (!header_decided) {
+      header_decided = true;  // the first row was not numeric: it is a header
+      table.names = std::move(pending_header);
+      pending_header.clear();
+    }
+    if (fields.size() != columns)
+      throw DataError(file, line_number, static_cast<long>(std::min(fields.size(), columns) + 1),
+                      "row has " + std::to_string(fields.size()) + " columns but line " +
+                          std::to_string(first_line) + " has " + std::to_string(columns));
+    numeric_row(line_number, fields);
+  });
+
+  if (!pending_header.empty()) table.names = std::move(pending_header);  // header, no data
+  if (table.line_numbers.empty())
+    throw DataError(file, 0, 0, first_line == 0 ? "the file is empty" : "the file has no data rows");
+  const auto rows = static_cast<Eigen::Index>(table.line_numbers.size());
+  table.values = Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+      values.data(), rows, static_cast<Eigen::Index>(columns));
+  return table;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DataError(path, 0, 0, "cannot open the file");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw DataError(path, 0, 0, "error while reading the file");
+  return std::move(buffer).str();
+}
+
+NumericTable read_numeric_table(const std::string& path, const TextFormat& format) {
+  return parse_numeric_table(read_file(path), path, format);
+}
+
+}  // namespace bnn::data

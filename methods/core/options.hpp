@@ -1,0 +1,154 @@
+#pragma once
+// Options of a method are a plain struct with defaults that lists its fields once:
+//
+//   struct Options {
+//     int epochs = 40;
+//     template <class Visitor> void visit(Visitor&& v) {
+//       v("epochs", epochs, "passes over the training data");
+//     }
+//   };
+//
+// From that list this header sets fields from text (experiment specs, --set KEY=VALUE),
+// describes them with their defaults (bnnbench list methods) and writes a canonical text
+// form that identifies a configuration (hashed into job keys and seeds).
+#include <charconv>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace bnn {
+
+using ParamMap = std::map<std::string, std::string, std::less<>>;
+
+struct OptionInfo {
+  std::string name;
+  std::string type;
+  std::string default_value;
+  std::string help;
+};
+
+namespace option_detail {
+
+std::string format_double(double value);
+[[noreturn]] void bad_value(std::string_view method, std::string_view name, std::string_view text,
+                            std::string_view expected);
+
+template <class T>
+constexpr const char* type_name() {
+  if constexpr (std::is_same_v<T, bool>) return "bool";
+  else if constexpr (std::is_integral_v<T>) return "integer";
+  else if constexpr (std::is_floating_point_v<T>) return "real";
+  else if constexpr (std::is_same_v<T, std::string>) return "text";
+  else return "integer list";
+}
+
+template <class T>
+std::string to_text(const T& value) {
+  if constexpr (std::is_same_v<T, bool>) return value ? "true" : "false";
+  else if constexpr (std::is_integral_v<T>) return std::to_string(value);
+  else if constexpr (std::is_floating_point_v<T>) return format_double(value);
+  else if constexpr (std::is_same_v<T, std::string>) return value;
+  else {
+    std::string out;
+    for (std::size_t i = 0; i < value.size(); ++i) out += (i ? "," : "") + std::to_string(value[i]);
+    return out;
+  }
+}
+
+template <class Int>
+bool parse_integer(std::string_view text, Int& out) {
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, out);
+  return ec == std::errc() && ptr == end;
+}
+
+std::string_view trim(std::string_view text);
+bool parse_double(std::string_view text, double& out);
+
+template <class T>
+void from_text(std::string_view method, std::string_view name, std::string_view raw, T& field) {
+  const std::string_view text = trim(raw);
+  if constexpr (std::is_same_v<T, bool>) {
+    if (text == "true" || text == "1") field = true;
+    else if (text == "false" || text == "0") field = false;
+    else bad_value(method, name, raw, "true or false");
+  } else if constexpr (std::is_integral_v<T>) {
+    T value{};
+    if (!parse_integer(text, value)) bad_value(method, name, raw, "an integer");
+    field = value;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    double value = 0.0;
+    if (!parse_double(text, value)) bad_value(method, name, raw, "a finite real number");
+    field = static_cast<T>(value);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    field = std::string(text);
+  } else {
+    using Elem = typename T::value_type;
+    T values;
+    std::string_view rest = text;
+    if (!rest.empty() && rest.front() == '[' && rest.back() == ']')
+      rest = trim(rest.substr(1, rest.size() - 2));
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      const std::string_view item = trim(rest.substr(0, comma));
+      Elem value{};
+      if (!parse_integer(item, value)) bad_value(method, name, raw, "a comma-separated integer list");
+      values.push_back(value);
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+    field = std::move(values);
+  }
+}
+
+}  // namespace option_detail
+
+// Sets the fields named in `overrides`; an unknown name throws std::invalid_argument
+// naming the method and the known options.
+template <class Options>
+void apply_overrides(Options& options, const ParamMap& overrides, std::string_view method) {
+  std::map<std::string, bool, std::less<>> used;
+  for (const auto& [key, value] : overrides) used[key] = false;
+  std::string known;
+  options.visit([&](const char* name, auto& field, const char*) {
+    known += (known.empty() ? "" : ", ") + std::string(name);
+    if (auto it = overrides.find(std::string_view(name)); it != overrides.end()) {
+      option_detail::from_text(method, name, it->second, field);
+      used[name] = true;
+    }
+  });
+  for (const auto& [key, was_used] : used)
+    if (!was_used)
+      throw std::invalid_argument(std::string(method) + ": unknown option '" + key +
+                                  "'; known options: " + known);
+}
+
+template <class Options>
+std::vector<OptionInfo> describe_options(Options options) {
+  std::vector<OptionInfo> out;
+  options.visit([&](const char* name, auto& field, const char* help) {
+    using T = std::decay_t<decltype(field)>;
+    out.push_back({name, option_detail::type_name<T>(), option_detail::to_text(field), help});
+  });
+  return out;
+}
+
+// "name=value;name=value" over all fields in declaration order.
+template <class Options>
+std::string canonical_options(Options options) {
+  std::string out;
+  options.visit([&](const char* name, auto& field, const char*) {
+    out += (out.empty() ? "" : ";") + std::string(name) + "=" + option_detail::to_text(field);
+  });
+  return out;
+}
+
+// Validation helpers: Stan-style messages, e.g. "pbp: epochs is 0, but must be >= 1".
+void require_at_least(std::string_view method, std::string_view name, double value, double bound);
+void require_positive(std::string_view method, std::string_view name, double value);
+void require_in_open_unit(std::string_view method, std::string_view name, double value);
+
+}  // namespace bnn

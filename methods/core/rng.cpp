@@ -1,0 +1,66 @@
+#include "rng.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <numeric>
+
+namespace bnn {
+namespace {
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+double uniform01(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+double uniform_open01(Rng& rng) {
+  return (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53;
+}
+
+double uniform(Rng& rng, double lo, double hi) { return lo + (hi - lo) * uniform01(rng); }
+
+double standard_normal(Rng& rng) {
+  const double u1 = uniform_open01(rng);
+  const double u2 = uniform01(rng);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+
+std::uint64_t uniform_index(Rng& rng, std::uint64_t n) {
+  if (n == 0) return 0;
+  const std::uint64_t limit = UINT64_MAX - (UINT64_MAX % n);
+  std::uint64_t x = rng();
+  while (x >= limit) x = rng();
+  return x % n;
+}
+
+std::vector<std::size_t> random_permutation(Rng& rng, std::size_t n) {
+  std::vector<std::size_t> perm(n);
+  std::iota(perm.begin(), perm.end(), std::size_t{0});
+  for (std::size_t i = n; i > 1; --i) {
+    const std::size_t j = uniform_index(rng, i);
+    std::swap(perm[i - 1], perm[j]);
+  }
+  return perm;
+}
+
+std::uint64_t hash_bytes(std::string_view bytes, std::uint64_t seed) {
+  std::uint64_t h = 0xcbf29ce484222325ULL ^ splitmix64(seed);
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return splitmix64(h);
+}
+
+std::uint64_t derive_seed(std::uint64_t parent, std::string_view label) {
+  return hash_bytes(label, parent);
+}
+
+std::uint64_t derive_seed(std::uint64_t parent, std::uint64_t index) {
+  return splitmix64(splitmix64(parent) ^ (index + 0x632BE59BD9B4E019ULL));
+}
+
+}  // namespace bnn

@@ -1,0 +1,33 @@
+#pragma once
+// Random numbers for bnnbench. Every random draw goes through an explicit Rng passed by
+// reference; there is no global state. The engine (mt19937_64) is fully specified by the C++
+// standard and the transforms below are our own, so a seed gives the same stream with any
+// standard library.
+#include <cstdint>
+#include <random>
+#include <string_view>
+#include <vector>
+
+namespace bnn {
+
+using Rng = std::mt19937_64;
+
+// Uniform on [0, 1) with 53 random bits.
+double uniform01(Rng& rng);
+// Uniform on (0, 1): never returns 0, safe for log().
+double uniform_open01(Rng& rng);
+double uniform(Rng& rng, double lo, double hi);
+// Standard normal by the Box-Muller transform (one draw per call, no cached state).
+double standard_normal(Rng& rng);
+// Uniform integer in [0, n), rejection-sampled so it is exactly uniform.
+std::uint64_t uniform_index(Rng& rng, std::uint64_t n);
+// Fisher-Yates permutation of 0..n-1.
+std::vector<std::size_t> random_permutation(Rng& rng, std::size_t n);
+
+// Stable 64-bit hashing used to derive seeds: FNV-1a over bytes, finished with SplitMix64.
+std::uint64_t hash_bytes(std::string_view bytes, std::uint64_t seed = 0);
+// Seed of a child stream from a parent seed and a label, e.g. derive_seed(s, "boston").
+std::uint64_t derive_seed(std::uint64_t parent, std::string_view label);
+std::uint64_t derive_seed(std::uint64_t parent, std::uint64_t index);
+
+}  // namespace bnn

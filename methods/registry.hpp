@@ -1,0 +1,29 @@
+#pragma once
+// Maps method names to implementations: the harness fits any method by name with options
+// given as text (experiment spec, --set). Adding a method is one entry in registry.cpp.
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "methods/core/model.hpp"
+#include "methods/core/options.hpp"
+#include "methods/core/rng.hpp"
+
+namespace bnn {
+
+struct MethodEntry {
+  std::string name;
+  std::string summary;
+  std::vector<OptionInfo> options;  // with defaults
+  // Canonical text of the full configuration after applying overrides (validates them).
+  std::function<std::string(const ParamMap&)> canonical_config;
+  std::function<std::unique_ptr<Model>(const RegressionData&, const ParamMap&, Rng&)> fit;
+};
+
+const std::vector<MethodEntry>& method_registry();
+// Throws std::invalid_argument listing the known names when `name` is unknown.
+const MethodEntry& find_method(std::string_view name);
+
+}  // namespace bnn
