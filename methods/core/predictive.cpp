@@ -11,6 +11,13 @@
 #include <stdexcept>
 
 namespace bnn {
+namespace {
+// Double precision throughout: Boost's default promotion to long double is several times
+// slower and buys nothing at the accuracy metrics need.
+using FastPolicy = boost::math::policies::policy<boost::math::policies::promote_double<false>>;
+using StudentT = boost::math::students_t_distribution<double, FastPolicy>;
+using Normal = boost::math::normal_distribution<double, FastPolicy>;
+}  // namespace
 
 double normal_pdf(double z) { return std::exp(-0.5 * z * z) / std::sqrt(2.0 * std::numbers::pi); }
 
@@ -68,7 +75,7 @@ double GaussianPredictive::cdf(Eigen::Index i, double y) const {
 }
 
 double GaussianPredictive::quantile(Eigen::Index i, double p) const {
-  return boost::math::quantile(boost::math::normal(mean_[i], std::sqrt(variance_[i])), p);
+  return boost::math::quantile(Normal(mean_[i], std::sqrt(variance_[i])), p);
 }
 
 double GaussianPredictive::crps(Eigen::Index i, double y) const {
@@ -105,11 +112,11 @@ double StudentTPredictive::log_density(Eigen::Index i, double y) const {
 }
 
 double StudentTPredictive::cdf(Eigen::Index i, double y) const {
-  return boost::math::cdf(boost::math::students_t(dof_), (y - location_[i]) / scale_[i]);
+  return boost::math::cdf(StudentT(dof_), (y - location_[i]) / scale_[i]);
 }
 
 double StudentTPredictive::quantile(Eigen::Index i, double p) const {
-  return location_[i] + scale_[i] * boost::math::quantile(boost::math::students_t(dof_), p);
+  return location_[i] + scale_[i] * boost::math::quantile(StudentT(dof_), p);
 }
 
 double StudentTPredictive::crps(Eigen::Index i, double y) const {
@@ -120,12 +127,12 @@ double StudentTPredictive::crps(Eigen::Index i, double y) const {
   const double nu = dof_;
   const double s = scale_[i];
   const double z = (y - location_[i]) / s;
-  const boost::math::students_t t(nu);
+  const StudentT t(nu);
   const double F = boost::math::cdf(t, z);
   const double f = boost::math::pdf(t, z);
-  const double b_half = boost::math::beta(0.5, 0.5 * nu);
+  const double b_half = boost::math::beta(0.5, 0.5 * nu, FastPolicy());
   const double constant =
-      2.0 * std::sqrt(nu) * boost::math::beta(0.5, nu - 0.5) / ((nu - 1.0) * b_half * b_half);
+      2.0 * std::sqrt(nu) * boost::math::beta(0.5, nu - 0.5, FastPolicy()) / ((nu - 1.0) * b_half * b_half);
   return s * (z * (2.0 * F - 1.0) + 2.0 * f * (nu + z * z) / (nu - 1.0) - constant);
 }
 
@@ -138,7 +145,7 @@ GaussianMixturePredictive::GaussianMixturePredictive(Eigen::MatrixXd means,
     throw std::invalid_argument("GaussianMixturePredictive: means and variances differ in shape");
   if (weights_.size() != means_.cols() || means_.cols() == 0)
     throw std::invalid_argument("GaussianMixturePredictive: one weight per component needed");
-  if ((weights_.array() < 0.0).any() || std::abs(weights_.sum() - 1.0) > 1e-9)
+  if ((weights_.array() < 0.0).any() || !(std::abs(weights_.sum() - 1.0) <= 1e-9))
     throw std::invalid_argument("GaussianMixturePredictive: weights must be >= 0 and sum to 1");
   log_weights_ = weights_.array().log();
 }

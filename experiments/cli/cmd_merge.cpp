@@ -1,0 +1,37 @@
+#include <iostream>
+
+#include "common.hpp"
+#include "experiments/src/store.hpp"
+
+namespace bnn::cli {
+
+int cmd_merge(const std::vector<std::string>& args) {
+  CommonOptions common;
+  std::string results;
+  std::vector<std::string> inputs;
+  po::options_description options("bnnbench merge options");
+  options.add_options()
+      ("results", po::value(&results), "results directory to merge into (created if needed)")
+      ("inputs", po::value(&inputs)->composing(), "results directories to merge from");
+  common.add_to(options);
+  po::positional_options_description positional;
+  positional.add("inputs", -1);
+  parse(args, options, positional);
+  if (common.help) {
+    print_help("usage: bnnbench merge --results OUT IN [IN...]\n\n"
+               "Copies every job of the input stores into OUT (e.g. after `run --shard K/N` on several\n"
+               "machines). Finished jobs in OUT are kept; failed ones are replaced by finished ones.",
+               options);
+    return 0;
+  }
+  if (results.empty()) throw po::error("missing --results OUT");
+  if (inputs.empty()) throw po::error("missing input results directories");
+  exp::ResultsStore store(results);
+  for (const auto& in : inputs) {
+    const long copied = store.merge_from(in);
+    std::cerr << "merged " << copied << " job(s) from " << in << "\n";
+  }
+  return 0;
+}
+
+}  // namespace bnn::cli

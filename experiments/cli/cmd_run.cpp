@@ -1,0 +1,97 @@
+#include <omp.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "common.hpp"
+#include "experiments/src/plan.hpp"
+#include "experiments/src/progress.hpp"
+#include "experiments/src/report.hpp"
+#include "experiments/src/runner.hpp"
+#include "experiments/src/spec.hpp"
+#include "methods/registry.hpp"
+#include "shared.hpp"
+
+namespace bnn::cli {
+
+int cmd_run(const std::vector<std::string>& args, const std::string& command_line) {
+  CommonOptions common;
+  std::string experiment, results, shard = "1/1", format = "md";
+  std::vector<std::string> methods, datasets, settings;
+  std::string splits;
+  int threads = omp_get_max_threads();
+  bool no_report = false, quiet = false;
+  po::options_description options("bnnbench run options");
+  options.add_options()
+      ("experiment", po::value(&experiment), "experiment name (see `bnnbench list experiments`) or spec file")
+      ("methods", po::value(&methods)->composing(), "only these method labels (comma-separated)")
+      ("datasets", po::value(&datasets)->composing(), "only these data sets (comma-separated names or aliases)")
+      ("splits", po::value(&splits), "only these splits, e.g. 0-4 or 0,3,7")
+      ("threads", po::value(&threads), "jobs run in parallel (default: all cores)")
+      ("results", po::value(&results), "results directory (default: results/EXPERIMENT)")
+      ("shard", po::value(&shard), "run share K of N of the jobs, e.g. 2/8 (combine with `bnnbench merge`)")
+      ("set", po::value(&settings)->composing(),
+       "override: seed=N, LABEL.OPTION=VALUE or OPTION=VALUE (every method having it); repeatable")
+      ("format", po::value(&format), "format of the report printed at the end: md, csv or latex")
+      ("no-report", po::bool_switch(&no_report), "do not print the report at the end")
+      ("quiet,q", po::bool_switch(&quiet), "no progress output");
+  common.add_to(options);
+  po::positional_options_description positional;
+  positional.add("experiment", 1);
+  parse(args, options, positional);
+  if (common.help) {
+    print_help("usage: bnnbench run EXPERIMENT [options]\n\nRuns every job (data set x method x split) that is not finished yet in the results\n"
+               "store, in parallel, then prints the report. Rerunning resumes; finished jobs are skipped.",
+               options);
+    return 0;
+  }
+  if (experiment.empty()) throw po::error("missing EXPERIMENT");
+  if (threads < 1) throw std::invalid_argument("--threads is " + std::to_string(threads) + ", but must be >= 1");
+  check_format(format);
+  exp::RunOptions run;
+  run.threads = threads;
+  const auto slash = shard.find('/');
+  if (slash == std::string::npos || !option_detail::parse_integer(shard.substr(0, slash), run.shard_index) ||
+      !option_detail::parse_integer(shard.substr(slash + 1), run.shard_count))
+    throw std::invalid_argument("--shard '" + shard + "' must look like K/N, e.g. 1/4");
+  exp::shard_jobs({}, run.shard_index, run.shard_count);  // validates K and N
+
+  exp::ExperimentSpec spec = load_spec(experiment, settings);
+  const data::DatasetRegistry registry = common.load_registry();
+  exp::PlanOptions plan_options;
+  plan_options.data_dir = common.resolved_data_dir();
+  plan_options.only_methods = split_list(methods);
+  plan_options.only_datasets = split_list(datasets);
+  if (!splits.empty()) plan_options.only_splits = exp::parse_split_list(splits);
+  const exp::Plan plan = exp::make_plan(spec, registry, plan_options);
+  for (const auto& note : plan.notes) std::cerr << "note: " << note << "\n";
+
+  run.progress_bar = stderr_is_terminal();
+  run.quiet = quiet;
+  run.command_line = command_line;
+  if (results.empty()) results = default_results_dir(spec.name);
+  exp::ResultsStore store(results);
+  if (!quiet)
+    std::cerr << spec.name << ": " << plan.jobs.size() << " job(s) over " << plan.datasets.size()
+              << " data set(s), " << threads << " thread(s); results in " << store.path() << "\n";
+  const exp::RunSummary summary = exp::run_plan(spec, plan, store, run);
+  if (!quiet)
+    std::cerr << spec.name << ": ran " << summary.ran << " job(s) in " << exp::format_duration(summary.wall_seconds)
+              << " (" << summary.failed << " failed), " << summary.already_done << " already done\n";
+  for (const auto& e : summary.store_errors) std::cerr << "error: could not store " << e << "\n";
+  if (!no_report) {
+    const auto references = exp::load_reference(spec, registry);
+    std::cout << (format == "splits" ? exp::render_split_csv(store.jobs(spec.name, false))
+                                     : render(exp::build_report(spec, registry, store, references), format));
+  }
+  if (!summary.store_errors.empty()) return 1;
+  if (summary.failed > 0) {
+    std::cerr << spec.name << ": " << summary.failed << " job(s) failed; their messages are in the report and the store. "
+              << "Rerunning retries them; finished jobs are kept.\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace bnn::cli

@@ -1,0 +1,59 @@
+#include "common.hpp"
+
+#include <unistd.h>
+
+#include <iostream>
+
+#include "datasets/src/fetch.hpp"
+
+namespace bnn::cli {
+
+void CommonOptions::add_to(po::options_description& options) {
+  options.add_options()
+      ("data-dir", po::value(&data_dir),
+       "data directory (default: $BNNBENCH_DATA, else ~/.cache/bnnbench)")
+      ("registry", po::value(&registries)->composing(),
+       "extra data-set registry file (repeatable; adds to or replaces entries of the shipped one)")
+      ("help,h", po::bool_switch(&help), "show this help");
+}
+
+std::string CommonOptions::resolved_data_dir() const { return data::resolve_data_dir(data_dir); }
+
+data::DatasetRegistry CommonOptions::load_registry() const {
+  std::vector<std::string> files = {data::default_registry_path()};
+  files.insert(files.end(), registries.begin(), registries.end());
+  return data::DatasetRegistry::load(files);
+}
+
+po::variables_map parse(const std::vector<std::string>& args, const po::options_description& options,
+                        const po::positional_options_description& positional) {
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+  po::notify(vm);
+  return vm;
+}
+
+std::vector<std::string> split_list(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    std::size_t start = 0;
+    while (start <= item.size()) {
+      const auto comma = item.find(',', start);
+      std::string piece = item.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      const auto first = piece.find_first_not_of(" \t");
+      const auto last = piece.find_last_not_of(" \t");
+      if (first != std::string::npos) out.push_back(piece.substr(first, last - first + 1));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+void print_help(const std::string& usage, const po::options_description& options) {
+  std::cout << usage << "\n\n" << options << "\n";
+}
+
+bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
+
+}  // namespace bnn::cli

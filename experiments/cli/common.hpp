@@ -1,0 +1,43 @@
+#pragma once
+// Shared pieces of the bnnbench command line: options every command takes, and parsing.
+#include <boost/program_options.hpp>
+#include <string>
+#include <vector>
+
+#include "datasets/src/registry.hpp"
+
+namespace bnn::cli {
+
+namespace po = boost::program_options;
+
+// --data-dir and --registry (repeatable) and --help, on every command.
+struct CommonOptions {
+  std::string data_dir;
+  std::vector<std::string> registries;
+  bool help = false;
+  void add_to(po::options_description& options);
+  std::string resolved_data_dir() const;
+  data::DatasetRegistry load_registry() const;
+};
+
+// Parses `args` (without the command words) against `options` and positional names;
+// throws po::error on unknown or malformed options.
+po::variables_map parse(const std::vector<std::string>& args, const po::options_description& options,
+                        const po::positional_options_description& positional);
+
+// "a,b , c" -> {"a", "b", "c"} (also accepts repeated flags already split).
+std::vector<std::string> split_list(const std::vector<std::string>& items);
+
+// Prints usage text for a command.
+void print_help(const std::string& usage, const po::options_description& options);
+
+bool stderr_is_terminal();
+
+int cmd_run(const std::vector<std::string>& args, const std::string& command_line);
+int cmd_report(const std::vector<std::string>& args);
+int cmd_datasets(const std::vector<std::string>& args);
+int cmd_list(const std::vector<std::string>& args);
+int cmd_fit(const std::vector<std::string>& args);
+int cmd_merge(const std::vector<std::string>& args);
+
+}  // namespace bnn::cli

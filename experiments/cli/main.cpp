@@ -1,0 +1,74 @@
+// bnnbench: reruns published experiments on Bayesian neural networks for regression and
+// writes the papers' tables with the papers' numbers beside ours.
+#include <boost/program_options/errors.hpp>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+#include "datasets/src/data_error.hpp"
+#include "datasets/src/fetch.hpp"
+#include "experiments/src/runner.hpp"
+
+namespace {
+
+constexpr const char* kUsage = R"(bnnbench — rerun published Bayesian neural network regression experiments
+
+usage: bnnbench COMMAND [options]
+
+commands:
+  run EXPERIMENT         run an experiment (a paper table or figure) and print its report
+  report EXPERIMENT      print the report of finished jobs (md, csv or latex)
+  datasets list          list the registry's data sets and whether they are present and verified
+  datasets fetch [NAME...]  download data sets (or copy them from a mirror with --from)
+  list experiments|methods|datasets   what is available
+  fit METHOD --train FILE --test FILE   one-off run of a method on your own files
+  merge --results OUT IN...             combine results stores (e.g. from --shard runs)
+  version                print the code version
+
+Every command takes --help, --data-dir DIR and --registry FILE.
+Examples:
+  bnnbench run quickstart
+  bnnbench datasets fetch --from ../shared/datasets
+  bnnbench run pbp-table1 --methods linear --threads 2
+  bnnbench report pbp-table1 --format latex)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string command_line = "bnnbench";
+  for (const auto& a : args) command_line += " " + a;
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kUsage << "\n";
+    return args.empty() ? 2 : 0;
+  }
+  const std::string command = args[0];
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  try {
+    if (command == "run") return bnn::cli::cmd_run(rest, command_line);
+    if (command == "report") return bnn::cli::cmd_report(rest);
+    if (command == "datasets") return bnn::cli::cmd_datasets(rest);
+    if (command == "list") return bnn::cli::cmd_list(rest);
+    if (command == "fit") return bnn::cli::cmd_fit(rest);
+    if (command == "merge") return bnn::cli::cmd_merge(rest);
+    if (command == "version" || command == "--version") {
+      std::cout << "bnnbench " << bnn::exp::code_version() << "\n";
+      return 0;
+    }
+    std::cerr << "bnnbench: unknown command '" << command << "'; see bnnbench --help\n";
+    return 2;
+  } catch (const boost::program_options::error& e) {
+    std::cerr << "bnnbench " << command << ": " << e.what() << " (see bnnbench " << command << " --help)\n";
+    return 2;
+  } catch (const bnn::data::DataError& e) {
+    std::cerr << "bnnbench " << command << ": error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "bnnbench " << command << ": error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "bnnbench " << command << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}

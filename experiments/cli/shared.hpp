@@ -1,0 +1,17 @@
+#pragma once
+// Helpers used by several commands.
+#include <string>
+#include <vector>
+
+#include "experiments/src/report.hpp"
+#include "experiments/src/spec.hpp"
+
+namespace bnn::cli {
+
+// Loads a spec by name or path and applies --set overrides.
+exp::ExperimentSpec load_spec(const std::string& name_or_path, const std::vector<std::string>& settings);
+std::string default_results_dir(const std::string& experiment);
+void check_format(const std::string& format);  // md, csv or latex
+std::string render(const exp::ReportData& report, const std::string& format);
+
+}  // namespace bnn::cli

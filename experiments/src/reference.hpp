@@ -1,0 +1,34 @@
+#pragma once
+// The papers' published numbers (results/reference/*.csv), looked up by data set, method
+// configuration and metric as the experiment spec's [reference] table describes.
+#include <limits>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "datasets/src/registry.hpp"
+#include "spec.hpp"
+
+namespace bnn::exp {
+
+struct PaperValue {
+  double value = std::numeric_limits<double>::quiet_NaN();
+  double se = std::numeric_limits<double>::quiet_NaN();
+};
+
+// (canonical data-set name, method label, metric) -> published value.
+using ReferenceValues = std::map<std::tuple<std::string, std::string, std::string>, PaperValue>;
+
+struct CsvTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+// Comma-separated with a header row; lines starting with '#' are comments; "quoted, cells".
+CsvTable read_csv(const std::string& path);
+
+std::string reference_dir();  // <source>/results/reference
+ReferenceValues load_reference(const ExperimentSpec& spec, const data::DatasetRegistry& registry,
+                               const std::string& directory = reference_dir());
+
+}  // namespace bnn::exp

@@ -1,0 +1,283 @@
+// Rendering a ReportData as Markdown, LaTeX (booktabs) or tidy CSV.
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+#include "report.hpp"
+
+namespace bnn::exp {
+namespace {
+
+int decimals_for(double value, double se) {
+  if (std::isfinite(se) && se > 0) return std::clamp(1 - static_cast<int>(std::floor(std::log10(se))), 1, 6);
+  const double a = std::abs(value);
+  if (a >= 1000) return 0;
+  if (a >= 100) return 1;
+  if (a >= 10) return 2;
+  if (a >= 0.1 || a == 0.0) return 3;
+  return std::clamp(2 - static_cast<int>(std::floor(std::log10(a))), 3, 6);
+}
+
+std::string number(double v, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
+  return buffer;
+}
+
+// "3.01 ± 0.18", "0.27", or "—"; `pm` is the plus-minus text of the output format.
+std::string value_text(double value, double se, const std::string& pm, const std::string& dash) {
+  if (!std::isfinite(value)) return dash;
+  const int d = decimals_for(value, se);
+  std::string out = number(value, d);
+  if (std::isfinite(se)) out += pm + number(se, d);
+  return out;
+}
+
+std::string ours_text(const Cell& c, const std::string& pm, const std::string& dash, const std::string& mark) {
+  if (!c.ours) return c.n_failed > 0 ? "failed (" + std::to_string(c.n_failed) + ")" : dash;
+  std::string out = value_text(c.ours->value, c.ours->se, pm, dash);
+  if (c.differs) out += mark;
+  if (c.n_failed > 0) out += " [" + std::to_string(c.n_failed) + " failed]";
+  return out;
+}
+
+std::string paper_text(const Cell& c, const std::string& pm, const std::string& dash) {
+  return c.paper ? value_text(c.paper->value, c.paper->se, pm, dash) : dash;
+}
+
+std::string metric_title(const std::string& name, const ReportData& r) {
+  const MetricInfo* info = find_metric(name);
+  std::string title = info ? info->title : name;
+  if (name == "rel_time" && !r.spec->report.relative_time_to.empty()) title = "time relative to " + r.spec->report.relative_time_to;
+  return title + " (" + name + ")";
+}
+
+bool method_has_paper(const ReportData& r, const std::string& label) {
+  for (const auto& [key, c] : r.cells)
+    if (std::get<1>(key) == label && c.paper) return true;
+  return false;
+}
+
+bool method_has_paper_for(const ReportData& r, const std::string& dataset, const std::string& label) {
+  for (const auto& metric : r.metrics)
+    if (r.cell(dataset, label, metric).paper) return true;
+  return false;
+}
+
+std::string size_text(const DatasetRow& d) {
+  if (d.n_train > 0) return std::to_string(d.n_train) + "/" + std::to_string(d.n_test);
+  return d.paper_n > 0 ? std::to_string(d.paper_n) + " (paper)" : "—";
+}
+
+std::string dims_text(const DatasetRow& d) {
+  if (d.d > 0) return std::to_string(d.d);
+  return d.paper_d > 0 ? std::to_string(d.paper_d) : "—";
+}
+
+std::string provenance(const ReportData& r, const std::string& bullet) {
+  std::ostringstream out;
+  const ExperimentSpec& s = *r.spec;
+  out << bullet << "Paper: " << (s.paper.empty() ? "—" : s.paper) << "\n";
+  out << bullet << "Metrics on the " << (s.scale == "original" ? "original target scale" : "normalized target scale (training-part mean and sd)") << "; experiment seed " << s.seed << "\n";
+  std::set<std::string> versions, hosts;
+  double wall = 0;
+  long jobs_run = 0;
+  std::set<int> threads;
+  for (const auto& run : r.runs) {
+    versions.insert(run.code_version);
+    hosts.insert(run.host);
+    threads.insert(run.threads);
+    wall += run.wall_seconds;
+    jobs_run += run.jobs_run;
+  }
+  const auto join = [](const auto& set) {
+    std::string o;
+    for (const auto& v : set) {
+      std::ostringstream item;
+      item << v;
+      o += (o.empty() ? "" : ", ") + item.str();
+    }
+    return o.empty() ? std::string("—") : o;
+  };
+  out << bullet << "Results: " << r.store_path << " — " << r.runs.size() << " run(s), " << jobs_run
+      << " job(s) run, wall time " << number(wall, 1) << " s; code " << join(versions) << "; host " << join(hosts)
+      << "; threads " << join(threads);
+  if (!r.runs.empty()) out << "; first run " << r.runs.front().started_at << ", last finished " << r.runs.back().finished_at;
+  out << "\n";
+  return out.str();
+}
+
+}  // namespace
+
+std::string render_markdown(const ReportData& r) {
+  const ExperimentSpec& s = *r.spec;
+  std::ostringstream out;
+  const std::string pm = " ± ", dash = "—", mark = " *";
+  out << "# " << s.name << (s.title.empty() ? "" : ": " + s.title) << "\n\n";
+  out << provenance(r, "- ");
+  for (const auto& n : r.notes) out << "- Note: " << n << "\n";
+  out << "- `*` marks our value where it differs from the paper's by more than two combined standard errors.\n\n";
+  if (s.report.layout == "dataset-rows") {
+    for (const auto& metric : r.metrics) {
+      out << "## " << metric_title(metric, r) << "\n\n| data set | n train/test | d |";
+      std::string rule = "|---|---|---|";
+      for (const auto& m : r.methods) {
+        out << " " << m << " |";
+        rule += "---|";
+        if (method_has_paper(r, m)) {
+          out << " " << m << " (paper) |";
+          rule += "---|";
+        }
+      }
+      out << "\n" << rule << "\n";
+      for (const auto& d : r.datasets) {
+        out << "| " << d.name << " | " << size_text(d) << " | " << dims_text(d) << " |";
+        for (const auto& m : r.methods) {
+          const Cell& c = r.cell(d.name, m, metric);
+          out << " " << ours_text(c, pm, dash, mark) << " |";
+          if (method_has_paper(r, m)) out << " " << paper_text(c, pm, dash) << " |";
+        }
+        out << "\n";
+      }
+      out << "\n";
+    }
+  } else {
+    for (const auto& d : r.datasets) {
+      out << "## " << d.name << " (n train/test " << size_text(d) << ", d " << dims_text(d) << ")\n\n| method |";
+      std::string rule = "|---|";
+      for (const auto& metric : r.metrics) {
+        out << " " << metric << " |";
+        rule += "---|";
+      }
+      out << "\n" << rule << "\n";
+      for (const auto& m : r.methods) {
+        out << "| " << m << " |";
+        for (const auto& metric : r.metrics) out << " " << ours_text(r.cell(d.name, m, metric), pm, dash, mark) << " |";
+        out << "\n";
+        if (method_has_paper_for(r, d.name, m)) {
+          out << "| " << m << " (paper) |";
+          for (const auto& metric : r.metrics) out << " " << paper_text(r.cell(d.name, m, metric), pm, dash) << " |";
+          out << "\n";
+        }
+      }
+      out << "\nMetrics: ";
+      for (std::size_t i = 0; i < r.metrics.size(); ++i) out << (i ? "; " : "") << metric_title(r.metrics[i], r);
+      out << ".\n\n";
+    }
+  }
+  if (!r.failures.empty()) {
+    out << "## Failed jobs\n\n";
+    for (std::size_t i = 0; i < r.failures.size() && i < 50; ++i) out << "- " << r.failures[i] << "\n";
+    if (r.failures.size() > 50) out << "- ... and " << r.failures.size() - 50 << " more\n";
+    out << "\n";
+  }
+  return out.str();
+}
+
+namespace {
+std::string latex_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '_' || c == '%' || c == '&' || c == '#' || c == '$') out += '\\';
+    out += c;
+  }
+  return out;
+}
+}  // namespace
+
+std::string render_latex(const ReportData& r) {
+  const ExperimentSpec& s = *r.spec;
+  std::ostringstream out;
+  const std::string pm = " $\\pm$ ", dash = "--", mark = "$^*$";
+  out << "% " << s.name << ": " << s.title << "\n% generated by bnnbench; requires \\usepackage{booktabs}\n";
+  for (const auto& line : {provenance(r, "% ")}) out << line;
+  if (s.report.layout == "dataset-rows") {
+    for (const auto& metric : r.metrics) {
+      std::string columns = "lrr";
+      std::string head = "Data set & $n$ & $d$";
+      for (const auto& m : r.methods) {
+        columns += "r";
+        head += " & " + latex_escape(m);
+        if (method_has_paper(r, m)) {
+          columns += "r";
+          head += " & " + latex_escape(m) + " (paper)";
+        }
+      }
+      out << "\\begin{table}\n\\centering\n\\caption{" << latex_escape(s.name + ": " + metric_title(metric, r)) << "}\n";
+      out << "\\begin{tabular}{" << columns << "}\n\\toprule\n" << head << " \\\\\n\\midrule\n";
+      for (const auto& d : r.datasets) {
+        out << latex_escape(d.name) << " & " << size_text(d) << " & " << dims_text(d);
+        for (const auto& m : r.methods) {
+          const Cell& c = r.cell(d.name, m, metric);
+          out << " & " << ours_text(c, pm, dash, mark);
+          if (method_has_paper(r, m)) out << " & " << paper_text(c, pm, dash);
+        }
+        out << " \\\\\n";
+      }
+      out << "\\bottomrule\n\\end{tabular}\n\\end{table}\n\n";
+    }
+  } else {
+    std::string columns = "l";
+    std::string head = "Method";
+    for (const auto& metric : r.metrics) {
+      columns += "r";
+      head += " & " + latex_escape(metric);
+    }
+    out << "\\begin{table}\n\\centering\n\\caption{" << latex_escape(s.name + (s.title.empty() ? "" : ": " + s.title)) << "}\n";
+    out << "\\begin{tabular}{" << columns << "}\n\\toprule\n" << head << " \\\\\n";
+    for (const auto& d : r.datasets) {
+      out << "\\midrule\n\\multicolumn{" << r.metrics.size() + 1 << "}{l}{\\textbf{" << latex_escape(d.name)
+          << "} ($n$ = " << size_text(d) << ", $d$ = " << dims_text(d) << ")} \\\\\n";
+      for (const auto& m : r.methods) {
+        out << latex_escape(m);
+        for (const auto& metric : r.metrics) out << " & " << ours_text(r.cell(d.name, m, metric), pm, dash, mark);
+        out << " \\\\\n";
+        if (method_has_paper_for(r, d.name, m)) {
+          out << "\\quad paper";
+          for (const auto& metric : r.metrics) out << " & " << paper_text(r.cell(d.name, m, metric), pm, dash);
+          out << " \\\\\n";
+        }
+      }
+    }
+    out << "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
+  }
+  return out.str();
+}
+
+std::string render_csv(const ReportData& r) {
+  std::ostringstream out;
+  const auto num = [](double v) {
+    if (!std::isfinite(v)) return std::string();
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.10g", v);
+    return std::string(buffer);
+  };
+  out << "dataset,method,metric,value,se,n_splits,paper_value,paper_se\n";
+  for (const auto& d : r.datasets)
+    for (const auto& m : r.methods)
+      for (const auto& metric : r.metrics) {
+        const Cell& c = r.cell(d.name, m, metric);
+        out << d.name << "," << m << "," << metric << "," << (c.ours ? num(c.ours->value) : "") << ","
+            << (c.ours ? num(c.ours->se) : "") << "," << c.n_splits << "," << (c.paper ? num(c.paper->value) : "")
+            << "," << (c.paper ? num(c.paper->se) : "") << "\n";
+      }
+  return out.str();
+}
+
+std::string render_split_csv(const std::vector<JobRecord>& jobs) {
+  std::ostringstream out;
+  out << "dataset,method,config_hash,split,status,metric,value\n";
+  char buffer[64];
+  for (const auto& j : jobs)
+    for (const auto& e : j.evaluations)
+      for (const auto& [name, value] : e.metrics) {
+        std::snprintf(buffer, sizeof buffer, "%.17g", value);
+        out << j.key.dataset << "," << j.key.method_label << "," << j.key.config_hash << "," << j.key.split
+            << "," << j.status << "," << (e.step == 0 ? name : name + "@" + std::to_string(e.step)) << ","
+            << buffer << "\n";
+      }
+  return out.str();
+}
+
+}  // namespace bnn::exp

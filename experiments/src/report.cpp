@@ -1,0 +1,142 @@
+#include "report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "plan.hpp"
+
+namespace bnn::exp {
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+const Evaluation* last_evaluation(const JobRecord& job) {
+  const Evaluation* best = nullptr;
+  for (const auto& e : job.evaluations)
+    if (!best || e.step > best->step) best = &e;
+  return best;
+}
+}  // namespace
+
+const Cell& ReportData::cell(const std::string& dataset, const std::string& label, const std::string& metric) const {
+  static const Cell empty;
+  auto it = cells.find({dataset, label, metric});
+  return it == cells.end() ? empty : it->second;
+}
+
+std::map<std::string, Summary> aggregate_metrics(const std::vector<const JobRecord*>& jobs) {
+  std::map<std::string, std::vector<double>> per_split;
+  std::vector<double> lpd, se;
+  for (const JobRecord* job : jobs) {
+    const Evaluation* e = last_evaluation(*job);
+    if (!e) continue;
+    for (const auto& [name, value] : e->metrics) per_split[name].push_back(value);
+    lpd.insert(lpd.end(), e->points.log_density.begin(), e->points.log_density.end());
+    se.insert(se.end(), e->points.squared_error.begin(), e->points.squared_error.end());
+  }
+  std::map<std::string, Summary> out;
+  for (const auto& [name, values] : per_split) out[name] = mean_and_se(values);
+  if (!lpd.empty()) {
+    // Pooled over all test points of all splits (EP-NN Table 1); the mean's standard error
+    // is that of the per-split means.
+    const Summary lpd_split = out.count("lpd_mean") ? out["lpd_mean"] : Summary{kNaN, kNaN};
+    const Summary se_split = out.count("se_mean") ? out["se_mean"] : Summary{kNaN, kNaN};
+    double lpd_sum = 0.0, se_sum = 0.0;
+    for (double v : lpd) lpd_sum += v;
+    for (double v : se) se_sum += v;
+    out["lpd_mean"] = {lpd_sum / static_cast<double>(lpd.size()), lpd_split.se};
+    out["se_mean"] = {se_sum / static_cast<double>(se.size()), se_split.se};
+    out["lpd_std"] = {sample_std(lpd), kNaN};
+    out["lpd_p01"] = {percentile(lpd, 1.0), kNaN};
+    out["se_std"] = {sample_std(se), kNaN};
+    out["se_p99"] = {percentile(se, 99.0), kNaN};
+  }
+  return out;
+}
+
+ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry& registry,
+                        ResultsStore& store, const ReferenceValues& references) {
+  ReportData r;
+  r.spec = &spec;
+  r.metrics = spec.report.metrics;
+  r.store_path = store.path();
+  r.runs = store.runs(spec.name);
+  for (const auto& m : spec.methods) r.methods.push_back(m.label);
+  const bool need_points = std::any_of(r.metrics.begin(), r.metrics.end(), [](const std::string& m) {
+    const MetricInfo* info = find_metric(m);
+    return info && info->pooled;
+  });
+  const std::vector<JobRecord> jobs = store.jobs(spec.name, need_points);
+  std::set<std::string> stale;
+
+  for (const auto& dc : spec.datasets) {
+    const data::DatasetSpec& ds = registry.find(dc.name);
+    DatasetRow row{ds.name, 0, 0, 0, ds.paper_n, ds.paper_d};
+    std::map<std::string, std::map<std::string, Summary>> by_method;
+    for (const auto& m : spec.methods) {
+      const ConfigIdentity id = config_identity(spec, dc, ds, m);
+      std::vector<const JobRecord*> ok;
+      int failed = 0;
+      for (const auto& j : jobs) {
+        if (j.key.dataset != ds.name || j.key.method_label != m.label) continue;
+        if (j.key.config_hash != id.hash) {
+          stale.insert(ds.name + "/" + m.label);
+          continue;
+        }
+        if (j.status == "ok") {
+          ok.push_back(&j);
+          if (row.n_train == 0) {
+            row.n_train = j.n_train;
+            row.n_test = j.n_test;
+            row.d = j.n_features;
+          }
+        } else {
+          ++failed;
+          r.failures.push_back(j.key.describe() + ": " + j.error);
+        }
+      }
+      by_method[m.label] = aggregate_metrics(ok);
+      for (const auto& metric : r.metrics) {
+        Cell c;
+        c.n_splits = static_cast<int>(ok.size());
+        c.n_failed = failed;
+        if (!ok.empty() && metric != "rel_time") {
+          auto it = by_method[m.label].find(metric);
+          if (it != by_method[m.label].end()) c.ours = it->second;
+        }
+        if (auto p = references.find({ds.name, m.label, metric}); p != references.end()) c.paper = p->second;
+        r.cells[{ds.name, m.label, metric}] = c;
+      }
+    }
+    // Time relative to the reference method on the same data set.
+    if (!spec.report.relative_time_to.empty()) {
+      const auto& base = by_method[spec.report.relative_time_to];
+      for (const auto& m : spec.methods) {
+        Cell& c = r.cells[{ds.name, m.label, "rel_time"}];
+        const auto& mine = by_method[m.label];
+        auto a = mine.find("fit_seconds");
+        auto b = base.find("fit_seconds");
+        if (a != mine.end() && b != base.end() && b->second.value > 0)
+          c.ours = Summary{a->second.value / b->second.value, kNaN};
+      }
+    }
+    for (auto& [key, c] : r.cells) {
+      if (std::get<0>(key) != ds.name || !c.ours || !c.paper) continue;
+      const MetricInfo* info = find_metric(std::get<2>(key));
+      if (!info || !info->comparable) continue;
+      const double se_ours = std::isnan(c.ours->se) ? 0.0 : c.ours->se;
+      const double se_paper = std::isnan(c.paper->se) ? 0.0 : c.paper->se;
+      const double combined = std::sqrt(se_ours * se_ours + se_paper * se_paper);
+      c.differs = combined > 0 && std::abs(c.ours->value - c.paper->value) > 2.0 * combined;
+    }
+    r.datasets.push_back(row);
+  }
+  for (const auto& s : stale)
+    r.notes.push_back(s + ": the store also holds results made with other options or seed (not shown; pass the run's --set to report them)");
+  for (const auto& m : spec.methods)
+    if (!method_available(m.method)) r.notes.push_back("method " + m.label + " (" + m.method + ") is not implemented yet; only the paper's numbers are shown");
+  return r;
+}
+
+}  // namespace bnn::exp

@@ -1,0 +1,60 @@
+#pragma once
+// Reports: results aggregated over splits, in the paper's layout, with the published numbers
+// beside ours and a mark where they differ by more than two combined standard errors.
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "datasets/src/registry.hpp"
+#include "metrics.hpp"
+#include "reference.hpp"
+#include "spec.hpp"
+#include "store.hpp"
+
+namespace bnn::exp {
+
+struct Cell {
+  std::optional<Summary> ours;  // absent: no finished job
+  int n_splits = 0;             // finished splits behind `ours`
+  int n_failed = 0;
+  std::optional<PaperValue> paper;
+  bool differs = false;  // |ours - paper| > 2 sqrt(se_ours^2 + se_paper^2)
+};
+
+struct DatasetRow {
+  std::string name;  // canonical
+  long n_train = 0, n_test = 0, d = 0;  // from our jobs (0 when none)
+  long paper_n = 0, paper_d = 0;
+};
+
+struct ReportData {
+  const ExperimentSpec* spec = nullptr;
+  std::vector<DatasetRow> datasets;
+  std::vector<std::string> methods;  // labels in spec order
+  std::vector<std::string> metrics;
+  std::map<std::tuple<std::string, std::string, std::string>, Cell> cells;  // dataset, label, metric
+  std::vector<std::string> notes;
+  std::vector<std::string> failures;  // "dataset/label/split k: message"
+  std::vector<RunRecord> runs;
+  std::string store_path;
+
+  const Cell& cell(const std::string& dataset, const std::string& label, const std::string& metric) const;
+};
+
+// Aggregates the finished jobs of the spec's current configuration (results made with other
+// options or seeds are ignored and noted). `references` may be empty.
+ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry& registry,
+                        ResultsStore& store, const ReferenceValues& references);
+
+std::string render_markdown(const ReportData& report);
+std::string render_latex(const ReportData& report);
+std::string render_csv(const ReportData& report);
+// Every stored job's per-split metrics, tidy: dataset,method,config_hash,split,status,metric,value.
+std::string render_split_csv(const std::vector<JobRecord>& jobs);
+
+// Aggregates per-split metric values and pooled test points into the report metrics.
+std::map<std::string, Summary> aggregate_metrics(const std::vector<const JobRecord*>& jobs);
+
+}  // namespace bnn::exp

@@ -1,0 +1,172 @@
+#include "runner.hpp"
+
+#include <omp.h>
+#include <time.h>
+
+#include <chrono>
+#include <cmath>
+#include <exception>
+
+#include "bnnbench_version.hpp"
+#include "datasets/src/normalize.hpp"
+#include "methods/registry.hpp"
+#include "progress.hpp"
+
+namespace bnn::exp {
+namespace {
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+std::string join_diagnostics(const FitReport& report) {
+  std::string out;
+  for (const auto& [name, value] : report.diagnostics)
+    out += (out.empty() ? "" : ";") + name + "=" + option_detail::format_double(value);
+  return out;
+}
+
+}  // namespace
+
+std::string code_version() { return BNNBENCH_GIT_DESCRIBE; }
+
+JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& job) {
+  using clock = std::chrono::steady_clock;
+  JobRecord rec;
+  rec.key = job.key;
+  rec.method = job.method->method;
+  rec.config = job.config;
+  rec.seed = job.seed;
+  rec.scale = spec.scale;
+  rec.code_version = code_version();
+  rec.host = host_name();
+  try {
+    const PreparedDataset& pd = plan.datasets.at(job.dataset);
+    const data::Split& split = pd.splits.at(static_cast<std::size_t>(job.key.split));
+    const Eigen::MatrixXd X_train = data::select_rows(pd.data.X, split.train);
+    const Eigen::VectorXd y_train = data::select_rows(pd.data.y, split.train);
+    const Eigen::MatrixXd X_test = data::select_rows(pd.data.X, split.test);
+    const Eigen::VectorXd y_test = data::select_rows(pd.data.y, split.test);
+    rec.n_train = X_train.rows();
+    rec.n_test = X_test.rows();
+    rec.n_features = X_train.cols();
+    // Normalization uses the training part only.
+    const auto norm = data::Standardizer::fit(X_train, y_train, pd.data.origin + " (split " + std::to_string(job.key.split) + ")");
+    const RegressionData train{norm.transform_inputs(X_train), norm.transform_targets(y_train)};
+    const Eigen::MatrixXd X_test_normalized = norm.transform_inputs(X_test);
+
+    Rng rng(job.seed);
+    const MethodEntry& method = find_method(job.method->method);
+    const auto t0 = clock::now();
+    const double cpu0 = thread_cpu_seconds();
+    const std::unique_ptr<Model> model = method.fit(train, job.params, rng);
+    const auto t1 = clock::now();
+    const double cpu1 = thread_cpu_seconds();
+    std::unique_ptr<Predictive> predictive = model->predict(X_test_normalized);
+    const auto t2 = clock::now();
+    rec.fit_seconds = std::chrono::duration<double>(t1 - t0).count();
+    rec.predict_seconds = std::chrono::duration<double>(t2 - t1).count();
+    rec.fit_cpu_seconds = cpu1 - cpu0;
+
+    const FitReport& report = model->report();
+    rec.fit_status = to_string(report.status);
+    rec.fit_message = report.message;
+    rec.fit_iterations = report.iterations;
+    rec.diagnostics = join_diagnostics(report);
+    for (const auto& w : report.warnings) rec.warnings += (rec.warnings.empty() ? "" : "; ") + w;
+
+    Eigen::VectorXd y_eval;
+    if (spec.scale == "original") {
+      predictive = std::make_unique<AffinePredictive>(std::move(predictive), norm.y_mean, norm.y_scale);
+      y_eval = y_test;
+    } else {
+      y_eval = norm.transform_targets(y_test);
+    }
+    Evaluation e;
+    e.step = 0;
+    e.n_train = rec.n_train;
+    e.points = score_points(*predictive, y_eval);
+    e.metrics = split_metrics(e.points);
+    e.metrics["fit_seconds"] = rec.fit_seconds + rec.predict_seconds;
+    e.test_rows.assign(split.test.begin(), split.test.end());
+    long non_finite = 0;
+    for (std::size_t i = 0; i < e.points.log_density.size(); ++i)
+      if (!std::isfinite(e.points.log_density[i]) || !std::isfinite(e.points.mean[i])) ++non_finite;
+    rec.evaluations.push_back(std::move(e));
+    if (non_finite > 0) {
+      rec.status = "failed";
+      rec.error = "non-finite predictions at " + std::to_string(non_finite) + " of " +
+                  std::to_string(rec.n_test) + " test points (fit status " + rec.fit_status + ")";
+    } else {
+      rec.status = "ok";
+    }
+  } catch (const std::exception& ex) {
+    rec.status = "failed";
+    rec.error = ex.what();
+  } catch (...) {
+    rec.status = "failed";
+    rec.error = "unknown exception";
+  }
+  rec.finished_at = utc_now();
+  return rec;
+}
+
+RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& store, const RunOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  RunSummary summary;
+  const std::vector<Job> share = shard_jobs(plan.jobs, options.shard_index, options.shard_count);
+  summary.planned = static_cast<long>(share.size());
+  const auto finished = store.finished_jobs(spec.name);
+  std::vector<const Job*> pending;
+  for (const auto& job : share) {
+    if (finished.count(job.key)) ++summary.already_done;
+    else pending.push_back(&job);
+  }
+
+  RunRecord run;
+  run.experiment = spec.name;
+  run.command = options.command_line;
+  run.threads = options.threads;
+  run.shard = std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count);
+  run.host = host_name();
+  run.code_version = code_version();
+  run.started_at = utc_now();
+  run.jobs_planned = static_cast<long>(pending.size());
+  run.run_id = store.begin_run(run);
+
+  Progress progress(static_cast<long>(pending.size()), options.progress_bar);
+  long ran = 0, failed = 0;
+  std::vector<std::string> store_errors;
+  const auto count = static_cast<long>(pending.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(options.threads) reduction(+ : ran, failed)
+  for (long i = 0; i < count; ++i) {
+    const Job& job = *pending[static_cast<std::size_t>(i)];
+    JobRecord rec = execute_job(spec, plan, job);
+    rec.run_id = run.run_id;
+    ++ran;
+    if (rec.status != "ok") ++failed;
+    try {
+      store.record(rec);
+    } catch (const std::exception& ex) {
+#pragma omp critical(bnn_store_errors)
+      store_errors.push_back(job.key.describe() + ": " + ex.what());
+    }
+    if (!options.quiet)
+      progress.job_done(job.key.describe(), rec.status == "ok", rec.fit_seconds + rec.predict_seconds, rec.error);
+  }
+  if (!options.quiet) progress.finish();
+  summary.ran = ran;
+  summary.failed = failed;
+  summary.store_errors = std::move(store_errors);
+  summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.finished_at = utc_now();
+  run.jobs_run = ran;
+  run.jobs_failed = failed;
+  run.wall_seconds = summary.wall_seconds;
+  store.end_run(run);
+  return summary;
+}
+
+}  // namespace bnn::exp

@@ -1,0 +1,37 @@
+#pragma once
+// Runs the jobs of a plan in parallel with OpenMP (one job per thread; no exception leaves
+// the parallel region), writing each finished job to the results store at once.
+#include <string>
+#include <vector>
+
+#include "plan.hpp"
+#include "store.hpp"
+
+namespace bnn::exp {
+
+struct RunOptions {
+  int threads = 1;
+  int shard_index = 1;
+  int shard_count = 1;
+  bool progress_bar = false;  // a bar on a terminal, log lines otherwise
+  bool quiet = false;
+  std::string command_line;
+};
+
+struct RunSummary {
+  long planned = 0;        // jobs in this shard
+  long already_done = 0;   // skipped: finished in an earlier run
+  long ran = 0;
+  long failed = 0;
+  std::vector<std::string> store_errors;
+  double wall_seconds = 0.0;
+};
+
+// Runs one job (fit, predict, score) and returns its record; never throws.
+JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& job);
+
+RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& store, const RunOptions& options);
+
+std::string code_version();
+
+}  // namespace bnn::exp

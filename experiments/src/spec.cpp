@@ -1,0 +1,280 @@
+#include "spec.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <toml++/toml.h>
+
+#include "datasets/src/data_error.hpp"
+
+#ifndef BNNBENCH_SOURCE_DIR
+#define BNNBENCH_SOURCE_DIR "."
+#endif
+
+namespace fs = std::filesystem;
+
+namespace bnn::exp {
+namespace {
+
+class SpecReader {
+ public:
+  explicit SpecReader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const toml::node& node, const std::string& message) const {
+    throw data::DataError(file_, static_cast<long>(node.source().begin.line),
+                          static_cast<long>(node.source().begin.column), message);
+  }
+
+  std::string text(const toml::table& t, std::string_view key, bool required = false) const {
+    const toml::node* n = t.get(key);
+    if (!n) {
+      if (required) fail(t, "missing required key '" + std::string(key) + "'");
+      return {};
+    }
+    if (!n->is_string()) fail(*n, "'" + std::string(key) + "' must be a string");
+    return *n->value<std::string>();
+  }
+
+  // Any scalar or array of scalars as option text ("50", "0.1", "true", "50,50").
+  std::string scalar_text(const toml::node& n) const {
+    if (n.is_string()) return *n.value<std::string>();
+    if (n.is_integer()) return std::to_string(*n.value<std::int64_t>());
+    if (n.is_floating_point()) return option_detail::format_double(*n.value<double>());
+    if (n.is_boolean()) return *n.value<bool>() ? "true" : "false";
+    if (const toml::array* a = n.as_array()) {
+      std::string out;
+      for (const auto& item : *a) out += (out.empty() ? "" : ",") + scalar_text(item);
+      return out;
+    }
+    fail(n, "expected a string, number, boolean or array");
+  }
+
+  ParamMap params(const toml::table& t) const {
+    ParamMap out;
+    for (const auto& [key, value] : t) out[std::string(key.str())] = scalar_text(value);
+    return out;
+  }
+
+  std::map<std::string, std::string> string_map(const toml::table& t, std::string_view key) const {
+    std::map<std::string, std::string> out;
+    const toml::node* n = t.get(key);
+    if (!n) return out;
+    if (!n->is_table()) fail(*n, "'" + std::string(key) + "' must be a table");
+    for (const auto& [k, v] : *n->as_table()) out[std::string(k.str())] = scalar_text(v);
+    return out;
+  }
+
+  data::Protocol protocol(const toml::node& n) const {
+    const toml::table* t = n.as_table();
+    if (!t) fail(n, "protocol must be a table like { kind = \"kfold\", folds = 10 }");
+    data::Protocol p;
+    const std::string kind = text(*t, "kind", true);
+    if (kind == "published") p.kind = data::Protocol::Kind::published;
+    else if (kind == "kfold") p.kind = data::Protocol::Kind::kfold;
+    else if (kind == "random") p.kind = data::Protocol::Kind::random;
+    else fail(n, "protocol kind '" + kind + "' is not one of published, kfold, random");
+    const auto integer = [&](std::string_view key, long fallback) {
+      const toml::node* v = t->get(key);
+      if (!v) return fallback;
+      if (!v->is_integer()) fail(*v, "'" + std::string(key) + "' must be an integer");
+      return static_cast<long>(*v->value<std::int64_t>());
+    };
+    p.folds = static_cast<int>(integer("folds", p.folds));
+    p.repeats = static_cast<int>(integer("repeats", p.repeats));
+    p.n_train = integer("n_train", 0);
+    p.n_test = integer("n_test", 0);
+    if (const toml::node* f = t->get("train_fraction")) {
+      if (!f->is_number()) fail(*f, "'train_fraction' must be a number");
+      p.train_fraction = *f->value<double>();
+    }
+    try {
+      p.validate();
+    } catch (const std::invalid_argument& e) {
+      fail(n, e.what());
+    }
+    return p;
+  }
+
+  ExperimentSpec experiment(const toml::table& root) const {
+    ExperimentSpec s;
+    s.path = file_;
+    s.name = text(root, "name", true);
+    s.title = text(root, "title");
+    s.paper = text(root, "paper");
+    s.notes = text(root, "notes");
+    if (const toml::node* seed = root.get("seed")) {
+      if (!seed->is_integer() || *seed->value<std::int64_t>() < 0) fail(*seed, "'seed' must be a non-negative integer");
+      s.seed = static_cast<std::uint64_t>(*seed->value<std::int64_t>());
+    }
+    s.scale = text(root, "scale");
+    if (s.scale.empty()) s.scale = "original";
+    if (s.scale != "original" && s.scale != "normalized")
+      fail(*root.get("scale"), "'scale' must be \"original\" or \"normalized\"");
+    const toml::node* protocol_node = root.get("protocol");
+    if (!protocol_node) fail(root, "missing required key 'protocol'");
+    s.protocol = protocol(*protocol_node);
+
+    const toml::node* ds = root.get("datasets");
+    if (!ds || !ds->is_array()) fail(root, "'datasets' must be an array of data-set names");
+    const toml::table* per_dataset = root.get_as<toml::table>("per_dataset");
+    for (const auto& item : *ds->as_array()) {
+      if (!item.is_string()) fail(item, "'datasets' holds data-set names");
+      DatasetConfig d;
+      d.name = *item.value<std::string>();
+      if (per_dataset) {
+        if (const toml::table* pd = per_dataset->get_as<toml::table>(d.name)) {
+          if (const toml::node* p = pd->get("protocol")) d.protocol = protocol(*p);
+          if (const toml::node* ir = pd->get("irrelevant_inputs")) {
+            if (!ir->is_integer() || *ir->value<std::int64_t>() < 0) fail(*ir, "'irrelevant_inputs' must be an integer >= 0");
+            d.irrelevant_inputs = static_cast<long>(*ir->value<std::int64_t>());
+          }
+        }
+      }
+      s.datasets.push_back(std::move(d));
+    }
+    if (per_dataset)
+      for (const auto& [key, value] : *per_dataset)
+        if (std::none_of(s.datasets.begin(), s.datasets.end(), [&](const DatasetConfig& d) { return d.name == key.str(); }))
+          fail(value, "per_dataset." + std::string(key.str()) + " names a data set not in 'datasets'");
+
+    const toml::node* ms = root.get("method");
+    if (!ms || !ms->is_array_of_tables()) fail(root, "expected one or more [[method]] tables");
+    std::set<std::string> labels;
+    for (const auto& node : *ms->as_array()) {
+      const toml::table& m = *node.as_table();
+      MethodConfig c;
+      c.method = text(m, "method", true);
+      c.label = text(m, "label");
+      if (c.label.empty()) c.label = c.method;
+      if (!labels.insert(c.label).second) fail(m, "method label '" + c.label + "' is used twice");
+      if (c.label.find_first_of(" ./=,") != std::string::npos)
+        fail(m, "method label '" + c.label + "' may not contain spaces, '.', '/', '=' or ','");
+      if (const toml::table* o = m.get_as<toml::table>("options")) c.options = params(*o);
+      if (const toml::table* dopt = m.get_as<toml::table>("dataset_options"))
+        for (const auto& [dname, dvalue] : *dopt) {
+          if (!dvalue.is_table()) fail(dvalue, "dataset_options." + std::string(dname.str()) + " must be a table");
+          c.dataset_options[std::string(dname.str())] = params(*dvalue.as_table());
+        }
+      c.paper_name = text(m, "paper_name");
+      c.paper_filter = string_map(m, "paper_filter");
+      s.methods.push_back(std::move(c));
+    }
+
+    if (const toml::table* r = root.get_as<toml::table>("report")) {
+      s.report.layout = text(*r, "layout");
+      if (s.report.layout.empty()) s.report.layout = "dataset-rows";
+      if (s.report.layout != "dataset-rows" && s.report.layout != "method-rows")
+        fail(*r, "report.layout must be \"dataset-rows\" or \"method-rows\"");
+      if (const toml::array* metrics = r->get_as<toml::array>("metrics"))
+        for (const auto& item : *metrics) s.report.metrics.push_back(scalar_text(item));
+      s.report.relative_time_to = text(*r, "relative_time_to");
+    }
+    if (s.report.metrics.empty()) s.report.metrics = {"rmse", "test_ll", "fit_seconds"};
+
+    if (const toml::table* ref = root.get_as<toml::table>("reference")) {
+      ReferenceSpec r;
+      r.file = text(*ref, "file", true);
+      if (const std::string dc = text(*ref, "dataset_column"); !dc.empty()) r.dataset_column = dc;
+      r.fixed_dataset = text(*ref, "dataset");
+      r.dataset_names = string_map(*ref, "dataset_names");
+      r.method_column = text(*ref, "method_column");
+      r.values = string_map(*ref, "values");
+      r.errors = string_map(*ref, "errors");
+      if (r.values.empty()) fail(*ref, "reference.values must map metrics to columns");
+      s.reference = std::move(r);
+    }
+    return s;
+  }
+
+ private:
+  std::string file_;
+};
+
+}  // namespace
+
+ParamMap MethodConfig::options_for(const std::string& dataset, const std::vector<std::string>& aliases) const {
+  ParamMap out = options;
+  const auto overlay = [&](const std::string& name) {
+    if (auto it = dataset_options.find(name); it != dataset_options.end())
+      for (const auto& [k, v] : it->second) out[k] = v;
+  };
+  overlay(dataset);
+  for (const auto& a : aliases) overlay(a);
+  return out;
+}
+
+ExperimentSpec load_experiment(const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    throw data::DataError(path, static_cast<long>(e.source().begin.line),
+                          static_cast<long>(e.source().begin.column), std::string(e.description()));
+  }
+  return SpecReader(path).experiment(root);
+}
+
+std::string source_dir() {
+  if (const char* env = std::getenv("BNNBENCH_HOME"); env && *env) return env;
+  return BNNBENCH_SOURCE_DIR;
+}
+
+std::vector<std::string> experiment_files() {
+  std::vector<std::string> files;
+  const fs::path dir = fs::path(source_dir()) / "experiments";
+  if (fs::is_directory(dir))
+    for (const auto& entry : fs::directory_iterator(dir))
+      if (entry.path().extension() == ".toml") files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string find_experiment_file(const std::string& name_or_path) {
+  if (fs::is_regular_file(name_or_path)) return name_or_path;
+  const fs::path shipped = fs::path(source_dir()) / "experiments" / (name_or_path + ".toml");
+  if (fs::is_regular_file(shipped)) return shipped.string();
+  std::string known;
+  for (const auto& f : experiment_files()) known += (known.empty() ? "" : ", ") + fs::path(f).stem().string();
+  throw std::invalid_argument("unknown experiment '" + name_or_path + "' (neither a spec file nor a shipped experiment); known experiments: " + known);
+}
+
+void apply_settings(ExperimentSpec& spec, const std::vector<std::string>& settings,
+                    const std::function<bool(const std::string&, const std::string&)>& has_option) {
+  for (const auto& setting : settings) {
+    const auto eq = setting.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw std::invalid_argument("--set '" + setting + "' must look like KEY=VALUE");
+    const std::string key = setting.substr(0, eq);
+    const std::string value = setting.substr(eq + 1);
+    if (key == "seed") {
+      std::uint64_t seed = 0;
+      if (!option_detail::parse_integer(value, seed))
+        throw std::invalid_argument("--set seed=" + value + ": the seed must be a non-negative integer");
+      spec.seed = seed;
+      continue;
+    }
+    const auto dot = key.find('.');
+    if (dot != std::string::npos) {
+      const std::string label = key.substr(0, dot);
+      const std::string option = key.substr(dot + 1);
+      auto it = std::find_if(spec.methods.begin(), spec.methods.end(), [&](const MethodConfig& m) { return m.label == label; });
+      if (it == spec.methods.end())
+        throw std::invalid_argument("--set " + setting + ": no method labelled '" + label + "' in " + spec.name);
+      it->options[option] = value;
+      for (auto& [dataset, opts] : it->dataset_options) opts.erase(option);  // explicit wins
+      continue;
+    }
+    bool used = false;
+    for (auto& m : spec.methods)
+      if (has_option(m.method, key)) {
+        m.options[key] = value;
+        for (auto& [dataset, opts] : m.dataset_options) opts.erase(key);
+        used = true;
+      }
+    if (!used)
+      throw std::invalid_argument("--set " + setting + ": no method of " + spec.name + " has an option '" + key + "'");
+  }
+}
+
+}  // namespace bnn::exp

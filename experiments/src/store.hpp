@@ -1,0 +1,111 @@
+#pragma once
+// The results store: one SQLite database per results directory (bnnbench.sqlite).
+// A job's row, its metrics and its per-test-point arrays are written in one transaction, so
+// a process killed at any moment loses no finished job; rerunning skips finished jobs.
+//
+// Tables (query them with sqlite3 directly if you like):
+//   jobs(experiment, dataset, method_label, config_hash, split, method, config, seed, status,
+//        error, fit_status, fit_message, fit_iterations, diagnostics, warnings, n_train, n_test,
+//        n_features, scale, fit_seconds, predict_seconds, fit_cpu_seconds, code_version, host,
+//        finished_at, run_id)
+//   metrics(experiment, dataset, method_label, config_hash, split, step, name, value)
+//   points(experiment, dataset, method_label, config_hash, split, step, n_train, test_rows,
+//          log_density, squared_error, crps, covered95, mean, variance)  -- float64 blobs
+//   runs(run_id, experiment, command, threads, shard, host, code_version, started_at,
+//        finished_at, jobs_planned, jobs_run, jobs_failed, wall_seconds)
+// A job has one or more evaluation steps (an active-learning loop has several; others one).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "metrics.hpp"
+
+struct sqlite3;
+
+namespace bnn::exp {
+
+struct JobKey {
+  std::string experiment;
+  std::string dataset;
+  std::string method_label;
+  std::string config_hash;
+  int split = 0;
+  auto tie() const { return std::tie(experiment, dataset, method_label, config_hash, split); }
+  bool operator<(const JobKey& o) const { return tie() < o.tie(); }
+  bool operator==(const JobKey& o) const { return tie() == o.tie(); }
+  std::string describe() const;
+};
+
+struct Evaluation {
+  int step = 0;
+  long n_train = 0;
+  std::map<std::string, double> metrics;
+  std::vector<double> test_rows;  // 0-based rows of the data set (as doubles, exact)
+  PointScores points;
+};
+
+struct JobRecord {
+  JobKey key;
+  std::string method;
+  std::string config;
+  std::uint64_t seed = 0;
+  std::string status;  // "ok" or "failed"
+  std::string error;
+  std::string fit_status;
+  std::string fit_message;
+  long fit_iterations = 0;
+  std::string diagnostics;  // "name=value;..."
+  std::string warnings;
+  long n_train = 0, n_test = 0, n_features = 0;
+  std::string scale;
+  double fit_seconds = 0.0, predict_seconds = 0.0, fit_cpu_seconds = 0.0;
+  std::string code_version, host, finished_at;
+  long run_id = 0;
+  std::vector<Evaluation> evaluations;
+};
+
+struct RunRecord {
+  long run_id = 0;
+  std::string experiment, command, shard, host, code_version, started_at, finished_at;
+  int threads = 0;
+  long jobs_planned = 0, jobs_run = 0, jobs_failed = 0;
+  double wall_seconds = 0.0;
+};
+
+class ResultsStore {
+ public:
+  // Opens (creating the directory and schema if needed) `results_dir`/bnnbench.sqlite.
+  explicit ResultsStore(const std::string& results_dir, bool create = true);
+  ~ResultsStore();
+  ResultsStore(const ResultsStore&) = delete;
+  ResultsStore& operator=(const ResultsStore&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::set<JobKey> finished_jobs(const std::string& experiment);
+  // Writes a job atomically (replacing an earlier failed attempt). Thread-safe.
+  void record(const JobRecord& job);
+  std::vector<JobRecord> jobs(const std::string& experiment, bool with_points);
+  long begin_run(const RunRecord& run);
+  void end_run(const RunRecord& run);
+  std::vector<RunRecord> runs(const std::string& experiment);
+  // Copies every job and run of another store into this one; finished jobs here are kept,
+  // failed ones are replaced by finished ones from `other`. Returns jobs copied.
+  long merge_from(const std::string& other_results_dir);
+
+ private:
+  void exec(const std::string& sql);
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  std::mutex mutex_;
+};
+
+// Current time as ISO 8601 UTC, and this machine's name.
+std::string utc_now();
+std::string host_name();
+
+}  // namespace bnn::exp

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Every malformed input gets a one-line error naming the file and line (or the option) and a
+# non-zero exit; nothing crashes.
+source "$(dirname "$0")/lib.sh"
+cd "$work"
+printf '1 2 3\n4 5 6\n7 8 9\n10 11 13\n' > good.txt
+
+# expect_error EXIT_CODE PATTERN COMMAND...: the command fails with that code and one stderr
+# line matching PATTERN.
+expect_error() {
+  local code=$1 pattern=$2; shift 2
+  set +e
+  "$@" >out.txt 2>err.txt
+  local got=$?
+  set -e
+  [ "$got" -eq "$code" ] || fail "'$*' exited $got, expected $code; stderr: $(cat err.txt)"
+  [ "$(wc -l <err.txt)" -eq 1 ] || fail "'$*' printed more than one error line: $(cat err.txt)"
+  grep -qE -- "$pattern" err.txt || fail "'$*' error '$(cat err.txt)' does not match '$pattern'"
+}
+fit() { "$BNNBENCH" fit linear --header no "$@"; }
+
+printf '1 2 3\n4 5\n7 8 9\n' > ragged.txt
+expect_error 2 'ragged.txt, line 2, column 3: row has 2 columns but line 1 has 3' fit --train ragged.txt --test good.txt
+printf '1 2 3\n4 abc 6\n7 8 9\n' > word.txt
+expect_error 2 "word.txt, line 2, column 2: non-numeric value 'abc'" fit --train word.txt --test good.txt
+printf '1 2 3\n4 nan 6\n7 8 9\n' > nan.txt
+expect_error 2 "nan.txt, line 2, column 2: non-finite value 'nan'" fit --train nan.txt --test good.txt
+printf '1 2 3\n4 5 6\n7 -inf 9\n' > inf.txt
+expect_error 2 "inf.txt, line 3, column 2: non-finite value '-inf'" fit --train inf.txt --test good.txt
+printf '1 2 3\n4 5 1e999\n' > overflow.txt
+expect_error 2 "overflow.txt, line 2, column 3: non-finite value" fit --train overflow.txt --test good.txt
+: > empty.txt
+expect_error 2 'empty.txt: the file is empty' fit --train empty.txt --test good.txt
+printf '1 2 3\n4 ? 6\n' > missing.txt
+expect_error 2 "missing.txt, line 2, column 2: missing value" fit --train missing.txt --test good.txt
+printf '1 2 3\n\n4 5 6\n' > blank.txt
+expect_error 2 'blank.txt, line 2: blank line inside the table' fit --train blank.txt --test good.txt
+expect_error 2 'good.txt: target column 7 \(0-based\) is out of range' fit --train good.txt --test good.txt --target 7
+printf '1 2 3\n' > onerow.txt
+expect_error 2 'onerow.txt: onerow.txt has 1 rows, but at least 2 are needed' fit --train onerow.txt --test good.txt
+printf '1 2 5\n4 5 5\n7 8 5\n' > constant.txt
+expect_error 2 'constant.txt: .*target is constant' fit --train constant.txt --test good.txt
+printf '1 2\n4 5\n' > narrow.txt
+expect_error 2 'narrow.txt has 1 feature columns but good.txt has 2' fit --train good.txt --test narrow.txt
+expect_error 2 "cannot open the file" fit --train does-not-exist.txt --test good.txt
+
+# Good files work, with CRLF and "\r\r\n" endings and blank trailing lines.
+printf '1,2,3\r\n4,5,6\r\n7,8,9\r\n10,11,13\r\n\r\n' > crlf.txt
+printf '1 2 3\r\r\n4 5 6\r\r\n7 8 9\r\r\n10 11 13\r\r\n' > crcrlf.txt
+"$BNNBENCH" fit linear --train crlf.txt --test crcrlf.txt >fit.txt || fail "CRLF files rejected"
+grep -q '^rmse' fit.txt || fail "fit printed no rmse"
+
+# Bad options name the option.
+expect_error 2 'linear: prior_precision is -1, but must be finite and > 0' fit --train good.txt --test good.txt --set prior_precision=-1
+expect_error 2 "linear: unknown option 'nope'" fit --train good.txt --test good.txt --set nope=1
+expect_error 2 "unknown method 'nope'" "$BNNBENCH" fit nope --train good.txt --test good.txt
+expect_error 2 "unknown experiment 'nope'" "$BNNBENCH" run nope
+expect_error 2 '--threads is 0, but must be >= 1' "$BNNBENCH" run quickstart --threads 0 --results r
+expect_error 2 "--shard '3' must look like K/N" "$BNNBENCH" run quickstart --shard 3 --results r
+expect_error 2 'need 1 <= K <= N' "$BNNBENCH" run quickstart --shard 3/2 --results r
+expect_error 2 "no method of quickstart has an option 'epochs'" "$BNNBENCH" run quickstart --set epochs=3 --results r
+expect_error 2 "unrecognised option '--bogus'" "$BNNBENCH" run quickstart --bogus
+expect_error 2 "unknown data set 'nope'" "$BNNBENCH" run quickstart --datasets nope --results r
+expect_error 2 "does not use data set 'boston'" "$BNNBENCH" run quickstart --datasets boston --results r
+expect_error 1 "no results store in missing-dir" "$BNNBENCH" report quickstart --results missing-dir
+
+# A malformed experiment spec names its file and line.
+printf 'name = "x"\nprotocol = { kind = "bogus" }\ndatasets = ["boston"]\n' > bad.toml
+expect_error 2 "bad.toml, line 2, column 12: protocol kind 'bogus'" "$BNNBENCH" run ./bad.toml --results r
+# A registry entry that points at a column that does not exist.
+mkdir -p mydata/toy
+printf '1 2\n3 4\n5 7\n' > mydata/toy/t.txt
+sum=$(sha256sum mydata/toy/t.txt | cut -d' ' -f1)
+cat > reg.toml <<TOML
+[[dataset]]
+name = "toy"
+availability = "public"
+folder = "toy"
+files = [ { path = "t.txt", sha256 = "$sum" } ]
+table = { file = "t.txt", features = [0], target = 5 }
+TOML
+printf 'name = "toy-exp"\nprotocol = { kind = "kfold", folds = 2 }\ndatasets = ["toy"]\n[[method]]\nmethod = "linear"\n' > toy.toml
+"$BNNBENCH" datasets fetch toy --from mydata --registry reg.toml --data-dir "$work/data" 2>/dev/null
+expect_error 2 'target column 5 \(0-based\) is out of range: .*t.txt has 2 columns' "$BNNBENCH" run ./toy.toml --registry reg.toml --results r
+echo "errors: all checks passed"

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The linear baseline on the PBP Table 1 protocol: the report prints the paper's columns
+# beside ours in Markdown, tidy CSV and LaTeX.
+source "$(dirname "$0")/lib.sh"
+"$BNNBENCH" datasets fetch --from "$MIRROR" boston yacht 2>/dev/null
+"$BNNBENCH" run pbp-table1 --methods linear --datasets boston,yacht -q --no-report --results "$work/r"
+md=$("$BNNBENCH" report pbp-table1 --results "$work/r")
+echo "$md" | grep -q '| data set | n train/test | d | vi | vi (paper) | bp | bp (paper) | pbp | pbp (paper) | linear |' || fail "markdown header"
+echo "$md" | grep -qE '^\| boston \| 455/51 \| 13 \| — \| 4.32 ± 0.29 \| — \| 3.23 ± 0.20 \| — \| 3.01 ± 0.18 \| [0-9.]+ ± [0-9.]+ \|' || fail "boston RMSE row: $(echo "$md" | grep '^| boston' | head -1)"
+csv=$("$BNNBENCH" report pbp-table1 --results "$work/r" --format csv)
+echo "$csv" | head -1 | grep -qx 'dataset,method,metric,value,se,n_splits,paper_value,paper_se' || fail "csv header"
+echo "$csv" | grep -qE '^boston,pbp,rmse,,,0,3.014,0.18$' || fail "csv paper value for pbp"
+echo "$csv" | grep -qE '^boston,linear,rmse,[0-9.]+,[0-9.]+,20,,$' || fail "csv linear rmse"
+tex=$("$BNNBENCH" report pbp-table1 --results "$work/r" --format latex)
+echo "$tex" | grep -q '\\toprule' || fail "latex has no booktabs rules"
+"$BNNBENCH" report pbp-table1 --results "$work/r" -o "$work/out.md" && grep -q 'pbp (paper)' "$work/out.md" || fail "report -o"
+echo "report: all checks passed"

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# A run killed with SIGKILL loses no finished job; the next run completes the rest and every
+# job ends up done exactly once.
+source "$(dirname "$0")/lib.sh"
+"$BNNBENCH" datasets fetch --from "$MIRROR" protein 2>/dev/null
+cat > "$work/resume.toml" <<'TOML'
+name = "resume-test"
+seed = 3
+datasets = ["protein"]
+protocol = { kind = "random", train_fraction = 0.5, repeats = 120 }
+[[method]]
+method = "linear"
+TOML
+results="$work/r"
+count_ok() { "$BNNBENCH" report "$work/resume.toml" --results "$results" --format splits 2>/dev/null | grep -c ',ok,rmse,' || true; }
+"$BNNBENCH" run "$work/resume.toml" --threads 1 -q --no-report --results "$results" &
+pid=$!
+for _ in $(seq 1 400); do
+  [ -f "$results/bnnbench.sqlite" ] && [ "$(count_ok)" -ge 3 ] && break
+  sleep 0.05
+done
+kill -9 "$pid" 2>/dev/null || fail "the run finished before it could be killed (make the test experiment larger)"
+wait "$pid" 2>/dev/null || true
+before=$(count_ok)
+[ "$before" -ge 3 ] && [ "$before" -lt 120 ] || fail "expected a partial run, found $before finished jobs"
+out=$("$BNNBENCH" run "$work/resume.toml" --threads 2 --no-report --results "$results" 2>&1 | tail -1)
+echo "$out" | grep -q "ran $((120 - before)) job(s)" || fail "resumed run did not run exactly the missing jobs: $out (had $before)"
+[ "$(count_ok)" -eq 120 ] || fail "expected 120 finished jobs, found $(count_ok)"
+dups=$("$BNNBENCH" report "$work/resume.toml" --results "$results" --format splits | grep ',rmse,' | cut -d, -f1-4 | sort | uniq -d | wc -l)
+[ "$dups" -eq 0 ] || fail "$dups jobs stored more than once"
+echo "resume: killed after $before of 120 jobs; the rerun finished the other $((120 - before))"

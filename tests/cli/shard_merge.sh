@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# --shard K/N splits the jobs deterministically; merging the shards' stores gives the same
+# results as one run; a report of the merged store works.
+source "$(dirname "$0")/lib.sh"
+"$BNNBENCH" run quickstart -q --no-report --results "$work/all"
+for k in 1 2 3; do
+  "$BNNBENCH" run quickstart -q --no-report --results "$work/s$k" --shard "$k/3"
+done
+n1=$(splits_without_time quickstart --results "$work/s1" | wc -l)
+[ "$n1" -gt 0 ] && [ "$n1" -lt "$(splits_without_time quickstart --results "$work/all" | wc -l)" ] || fail "shard 1/3 is not a proper share"
+"$BNNBENCH" merge --results "$work/merged" "$work/s1" "$work/s2" "$work/s3" 2>/dev/null
+splits_without_time quickstart --results "$work/merged" > merged.csv
+splits_without_time quickstart --results "$work/all" > all.csv
+cmp -s merged.csv all.csv || { diff merged.csv all.csv | head; fail "merged shards differ from a single run"; }
+"$BNNBENCH" report quickstart --results "$work/merged" | grep -q '^| epnn-case2 |' || fail "report of merged store lacks rows"
+# Merging again copies nothing new.
+"$BNNBENCH" merge --results "$work/merged" "$work/s1" 2>&1 | grep -q 'merged 0 job' || fail "re-merge copied jobs twice"
+echo "shard_merge: all checks passed"

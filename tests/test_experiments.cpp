@@ -1,0 +1,432 @@
+// Tests of the experiment layer: metrics, specs, plans and seeds, the runner, the results
+// store, reference numbers and report aggregation.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "datasets/src/data_error.hpp"
+#include "datasets/src/registry.hpp"
+#include "experiments/src/plan.hpp"
+#include "experiments/src/reference.hpp"
+#include "experiments/src/report.hpp"
+#include "experiments/src/runner.hpp"
+#include "experiments/src/spec.hpp"
+#include "experiments/src/store.hpp"
+#include "datasets/src/dataset.hpp"
+#include "methods/core/rng.hpp"
+#include "methods/linear/bayes_linear.hpp"
+#include "methods/registry.hpp"
+
+namespace fs = std::filesystem;
+using namespace bnn;
+using namespace bnn::exp;
+
+namespace {
+
+std::string scratch(const std::string& name) {
+  const fs::path dir = fs::path(BNNBENCH_TEST_SCRATCH) / "experiments" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+data::DatasetRegistry shipped_registry() {
+  return data::DatasetRegistry::load({std::string(BNNBENCH_SOURCE_DIR) + "/datasets/registry.toml"});
+}
+
+std::string write(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+  return path;
+}
+
+// A small linear problem with three random splits; split 2's training target is constant,
+// so that job must fail while the others succeed.
+Plan small_plan(const ExperimentSpec& spec) {
+  Plan plan;
+  PreparedDataset pd;
+  pd.data.name = "toy";
+  pd.data.origin = "toy";
+  Rng rng(11);
+  const Eigen::Index n = 60;
+  pd.data.X.resize(n, 2);
+  pd.data.y.resize(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    pd.data.X(i, 0) = standard_normal(rng);
+    pd.data.X(i, 1) = standard_normal(rng);
+    pd.data.y[i] = i < 20 ? 5.0 : 1.0 + 2.0 * pd.data.X(i, 0) + 0.3 * standard_normal(rng);
+  }
+  for (int s = 0; s < 3; ++s) {
+    data::Split split;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const bool constant_training = s == 2;
+      const bool in_train = constant_training ? i < 20 : (i + s) % 4 != 0;
+      (in_train ? split.train : split.test).push_back(i);
+    }
+    pd.splits.push_back(split);
+  }
+  plan.datasets.push_back(pd);
+  for (int s = 0; s < 3; ++s) {
+    Job job;
+    job.key = {spec.name, "toy", spec.methods[0].label, "cafe", s};
+    job.method = &spec.methods[0];
+    job.config = "linear";
+    job.dataset = 0;
+    job.seed = job_seed(spec, job.key);
+    plan.jobs.push_back(job);
+  }
+  return plan;
+}
+
+ExperimentSpec small_spec() {
+  ExperimentSpec spec;
+  spec.name = "unit";
+  spec.scale = "original";
+  MethodConfig m;
+  m.label = "linear";
+  m.method = "linear";
+  spec.methods.push_back(m);
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("percentile follows MATLAB's prctile", "[metrics]") {
+  const std::vector<double> v = {4, 1, 3, 2};
+  CHECK(percentile(v, 50) == Approx(2.5));
+  CHECK(percentile(v, 25) == Approx(1.5));   // rank 0.25*4+0.5 = 1.5
+  CHECK(percentile(v, 10) == Approx(1.0));   // below the first midpoint: clamped
+  CHECK(percentile(v, 99) == Approx(4.0));
+  std::vector<double> ten(10);
+  std::iota(ten.begin(), ten.end(), 1.0);
+  CHECK(percentile(ten, 1) == Approx(1.0));
+  CHECK(percentile(ten, 99) == Approx(10.0));
+  CHECK(percentile(ten, 33) == Approx(3.8));  // rank 3.8 -> 3 + 0.8
+}
+
+TEST_CASE("mean and standard error over splits", "[metrics]") {
+  const Summary s = mean_and_se({1.0, 2.0, 3.0, 6.0});
+  CHECK(s.value == Approx(3.0));
+  CHECK(s.se == Approx(std::sqrt(14.0 / 3.0) / 2.0));
+  CHECK(std::isnan(mean_and_se({2.0}).se));
+}
+
+TEST_CASE("split metrics of a Gaussian predictive", "[metrics]") {
+  const GaussianPredictive p(Eigen::Vector2d(0.0, 1.0), Eigen::Vector2d(1.0, 4.0));
+  const Eigen::Vector2d y(1.0, -1.0);
+  const PointScores scores = score_points(p, y);
+  const auto m = split_metrics(scores);
+  CHECK(m.at("rmse") == Approx(std::sqrt((1.0 + 4.0) / 2.0)));
+  const double lpd0 = -0.5 * std::log(2 * M_PI) - 0.5;
+  const double lpd1 = -0.5 * std::log(2 * M_PI * 4.0) - 0.5;
+  CHECK(m.at("test_ll") == Approx((lpd0 + lpd1) / 2));
+  CHECK(scores.covered95[0] == 1.0);  // |z| = 1
+  CHECK(scores.covered95[1] == 1.0);  // |z| = 1
+  CHECK(m.at("coverage95") == 1.0);
+}
+
+TEST_CASE("95% coverage of a calibrated predictive is near 0.95", "[metrics]") {
+  Rng rng(5);
+  const Eigen::Index n = 20000;
+  Eigen::VectorXd mean(n), var(n), y(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    mean[i] = standard_normal(rng);
+    var[i] = 0.5 + uniform01(rng);
+    y[i] = mean[i] + std::sqrt(var[i]) * standard_normal(rng);
+  }
+  const auto m = split_metrics(score_points(GaussianPredictive(mean, var), y));
+  CHECK(std::abs(m.at("coverage95") - 0.95) < 4 * std::sqrt(0.95 * 0.05 / n));
+}
+
+TEST_CASE("pooled statistics in report aggregation", "[report]") {
+  JobRecord a, b;
+  Evaluation ea, eb;
+  ea.points.log_density = {-1.0, -2.0};
+  ea.points.squared_error = {1.0, 3.0};
+  ea.metrics = {{"lpd_mean", -1.5}, {"se_mean", 2.0}, {"rmse", std::sqrt(2.0)}};
+  eb.points.log_density = {-4.0, -1.0, -1.0, -2.0};
+  eb.points.squared_error = {0.0, 1.0, 1.0, 2.0};
+  eb.metrics = {{"lpd_mean", -2.0}, {"se_mean", 1.0}, {"rmse", 1.0}};
+  a.evaluations = {ea};
+  b.evaluations = {eb};
+  const auto agg = aggregate_metrics({&a, &b});
+  CHECK(agg.at("lpd_mean").value == Approx(-11.0 / 6.0));  // pooled over 6 points
+  CHECK(agg.at("se_mean").value == Approx(8.0 / 6.0));
+  CHECK(agg.at("rmse").value == Approx((std::sqrt(2.0) + 1.0) / 2.0));  // per split, then mean
+  CHECK(agg.at("lpd_mean").se == Approx(0.25));                          // sd(-1.5, -2) / sqrt 2
+  CHECK(agg.at("se_p99").value == Approx(3.0));
+  CHECK(agg.at("lpd_p01").value == Approx(-4.0));
+}
+
+TEST_CASE("every shipped experiment spec parses and names known data sets", "[spec]") {
+  const auto registry = shipped_registry();
+  const auto files = experiment_files();
+  REQUIRE(files.size() >= 5);
+  for (const auto& f : files) {
+    INFO(f);
+    const ExperimentSpec spec = load_experiment(f);
+    CHECK(!spec.methods.empty());
+    for (const auto& d : spec.datasets) CHECK_NOTHROW(registry.find(d.name));
+    for (const auto& metric : spec.report.metrics) CHECK(find_metric(metric) != nullptr);
+  }
+  const ExperimentSpec epnn = load_experiment(find_experiment_file("epnn-table1"));
+  CHECK(epnn.scale == "normalized");
+  const auto& kin = *std::find_if(epnn.datasets.begin(), epnn.datasets.end(), [](const auto& d) { return d.name == "kin40k"; });
+  CHECK(kin.irrelevant_inputs == 92);
+  CHECK(epnn.protocol_for(kin).n_train == 5000);
+  CHECK(epnn.methods[0].options_for("kin40k", {}).at("hidden_units") == "30");
+  CHECK(epnn.methods[0].options_for("boston", {"housing"}).at("hidden_units") == "10");
+}
+
+TEST_CASE("malformed specs are errors naming file and line", "[spec]") {
+  const std::string dir = scratch("specs");
+  const auto expect_line = [&](const std::string& text, long line, const std::string& fragment) {
+    const std::string path = write(dir + "/s.toml", text);
+    try {
+      load_experiment(path);
+      FAIL("no error for: " << text);
+    } catch (const data::DataError& e) {
+      CHECK(e.line() == line);
+      CHECK_THAT(std::string(e.what()), Catch::Contains(fragment) && Catch::Contains("s.toml"));
+    }
+  };
+  expect_line("name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"kfold\", folds = 1 }\n[[method]]\nmethod = \"linear\"\n",
+              3, "folds is 1, but must be >= 2");
+  expect_line("name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[[method]]\nmethod = \"linear\"\n[[method]]\nmethod = \"linear\"\n",
+              6, "used twice");
+  expect_line("name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[per_dataset.yacht]\nirrelevant_inputs = 3\n[[method]]\nmethod = \"linear\"\n",
+              4, "not in 'datasets'");
+  expect_line("name = \"x\"\nscale = \"log\"\n", 2, "\"original\" or \"normalized\"");
+  expect_line("name = = 3\n", 1, "");
+}
+
+TEST_CASE("--set overrides", "[spec]") {
+  ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
+  const auto has = [](const std::string& method, const std::string& option) {
+    for (const auto& o : find_method(method).options)
+      if (o.name == option) return true;
+    return false;
+  };
+  apply_settings(spec, {"seed=9", "linear.prior_precision=3", "noise_shape=2"}, has);
+  CHECK(spec.seed == 9);
+  CHECK(spec.methods[0].options.at("prior_precision") == "3");
+  CHECK(spec.methods[1].options.count("prior_precision") == 0);
+  CHECK(spec.methods[0].options.at("noise_shape") == "2");
+  CHECK(spec.methods[1].options.at("noise_shape") == "2");
+  CHECK_THROWS_WITH(apply_settings(spec, {"epochs=3"}, has), Catch::Contains("no method of quickstart has an option 'epochs'"));
+  CHECK_THROWS_WITH(apply_settings(spec, {"nope.x=3"}, has), Catch::Contains("no method labelled 'nope'"));
+  CHECK_THROWS_WITH(apply_settings(spec, {"seed=-1"}, has), Catch::Contains("non-negative integer"));
+  CHECK_THROWS_WITH(apply_settings(spec, {"novalue"}, has), Catch::Contains("KEY=VALUE"));
+}
+
+TEST_CASE("config identity and seeds", "[plan]") {
+  const auto registry = shipped_registry();
+  ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
+  const auto& ds = registry.find("pbp-cubic");
+  const ConfigIdentity a = config_identity(spec, spec.datasets[0], ds, spec.methods[0]);
+  const ConfigIdentity b = config_identity(spec, spec.datasets[0], ds, spec.methods[1]);
+  CHECK(a.hash != b.hash);  // options differ
+  CHECK(a.hash.size() == 16);
+  spec.seed = 2;
+  CHECK(config_identity(spec, spec.datasets[0], ds, spec.methods[0]).hash != a.hash);
+  // Job seeds depend on data set, method and split; split seeds only on the data set.
+  const JobKey k1{"e", "boston", "pbp", "h", 0}, k2{"e", "boston", "pbp", "h", 1}, k3{"e", "boston", "vi", "h", 0};
+  CHECK(job_seed(spec, k1) != job_seed(spec, k2));
+  CHECK(job_seed(spec, k1) != job_seed(spec, k3));
+  CHECK(split_seed(spec, "boston") != split_seed(spec, "yacht"));
+  CHECK(parse_split_list("0,3-5,3") == std::vector<int>{0, 3, 4, 5});
+  CHECK_THROWS_AS(parse_split_list("2-1"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_split_list("a"), std::invalid_argument);
+}
+
+TEST_CASE("plan of quickstart: same splits for every method, shards partition the jobs", "[plan]") {
+  const auto registry = shipped_registry();
+  const ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
+  const Plan plan = make_plan(spec, registry, PlanOptions{});
+  CHECK(plan.datasets.size() == 4);
+  CHECK(plan.jobs.size() == 4 * 2 * 5);
+  std::set<JobKey> all;
+  std::size_t total = 0;
+  for (int k = 1; k <= 3; ++k) {
+    const auto share = shard_jobs(plan.jobs, k, 3);
+    total += share.size();
+    for (const auto& j : share) CHECK(all.insert(j.key).second);
+  }
+  CHECK(total == plan.jobs.size());
+  CHECK_THROWS_AS(shard_jobs(plan.jobs, 0, 3), std::invalid_argument);
+  PlanOptions only;
+  only.only_methods = {"linear"};
+  only.only_splits = {1};
+  CHECK(make_plan(spec, registry, only).jobs.size() == 4);
+  only.only_methods = {"nope"};
+  CHECK_THROWS_WITH(make_plan(spec, registry, only), Catch::Contains("has no method 'nope'"));
+}
+
+TEST_CASE("runner: failures are recorded per job, results do not depend on threads", "[runner]") {
+  const ExperimentSpec spec = small_spec();
+  const Plan plan = small_plan(spec);
+  std::map<int, std::map<std::string, double>> by_threads[2];
+  for (int threads : {1, 2}) {
+    ResultsStore store(scratch("runner" + std::to_string(threads)));
+    RunOptions options;
+    options.threads = threads;
+    options.quiet = true;
+    const RunSummary summary = run_plan(spec, plan, store, options);
+    CHECK(summary.ran == 3);
+    CHECK(summary.failed == 1);
+    const auto jobs = store.jobs(spec.name, true);
+    REQUIRE(jobs.size() == 3);
+    for (const auto& j : jobs) {
+      if (j.key.split == 2) {
+        CHECK(j.status == "failed");
+        CHECK_THAT(j.error, Catch::Contains("constant"));
+      } else {
+        CHECK(j.status == "ok");
+        REQUIRE(j.evaluations.size() == 1);
+        CHECK(j.evaluations[0].points.log_density.size() == static_cast<std::size_t>(j.n_test));
+        auto metrics = j.evaluations[0].metrics;
+        metrics.erase("fit_seconds");
+        by_threads[threads - 1][j.key.split] = metrics;
+        // The runner normalizes on the training part and maps predictions back.
+        const auto& pd = plan.datasets[0];
+        const auto& split = pd.splits[static_cast<std::size_t>(j.key.split)];
+        const Eigen::MatrixXd Xtr = data::select_rows(pd.data.X, split.train);
+        const Eigen::VectorXd ytr = data::select_rows(pd.data.y, split.train);
+        const Eigen::RowVectorXd mx = Xtr.colwise().mean();
+        const Eigen::RowVectorXd sx = ((Xtr.rowwise() - mx).array().square().colwise().mean()).sqrt();
+        const double my = ytr.mean(), sy = std::sqrt((ytr.array() - my).square().mean());
+        Rng unused(0);
+        const auto model = linear::fit({(Xtr.rowwise() - mx).array().rowwise() / sx.array(), (ytr.array() - my) / sy},
+                                       linear::Options{}, unused);
+        const Eigen::MatrixXd Xte = data::select_rows(pd.data.X, split.test);
+        const Eigen::VectorXd yte = data::select_rows(pd.data.y, split.test);
+        const auto pred = model.predict((Xte.rowwise() - mx).array().rowwise() / sx.array());
+        double sse = 0.0;
+        for (Eigen::Index i = 0; i < yte.size(); ++i) sse += std::pow(yte[i] - (my + sy * pred->mean(i)), 2);
+        CHECK(metrics.at("rmse") == Approx(std::sqrt(sse / static_cast<double>(yte.size()))).epsilon(1e-12));
+      }
+    }
+    // A rerun skips the finished jobs and retries the failed one.
+    const RunSummary again = run_plan(spec, plan, store, options);
+    CHECK(again.already_done == 2);
+    CHECK(again.ran == 1);
+  }
+  CHECK(by_threads[0] == by_threads[1]);  // bit-identical
+}
+
+TEST_CASE("store: round trip, replacement of failures, merge", "[store]") {
+  const std::string dir_a = scratch("store_a"), dir_b = scratch("store_b");
+  JobRecord job;
+  job.key = {"exp", "boston", "linear", "abc", 3};
+  job.method = "linear";
+  job.config = "cfg";
+  job.seed = 18446744073709551557ULL;  // does not fit a signed 64-bit integer
+  job.status = "failed";
+  job.error = "boom";
+  {
+    ResultsStore a(dir_a);
+    a.record(job);
+    CHECK(a.finished_jobs("exp").empty());
+    job.status = "ok";
+    job.error.clear();
+    Evaluation e;
+    e.metrics = {{"rmse", 1.25}};
+    e.points.log_density = {-1.0, std::nextafter(-2.0, 0.0)};
+    e.test_rows = {4, 7};
+    job.evaluations = {e};
+    a.record(job);
+    const auto jobs = a.jobs("exp", true);
+    REQUIRE(jobs.size() == 1);
+    CHECK(jobs[0].status == "ok");
+    CHECK(jobs[0].seed == job.seed);
+    CHECK(jobs[0].evaluations[0].metrics.at("rmse") == 1.25);
+    CHECK(jobs[0].evaluations[0].points.log_density == e.points.log_density);  // exact
+    CHECK(jobs[0].evaluations[0].test_rows == e.test_rows);
+    CHECK(a.finished_jobs("exp").size() == 1);
+  }
+  {
+    ResultsStore b(dir_b);
+    JobRecord other = job;
+    other.key.split = 4;
+    b.record(other);
+    JobRecord failed = job;
+    failed.key.split = 5;
+    failed.status = "failed";
+    b.record(failed);
+  }
+  ResultsStore a(dir_a, false);
+  CHECK(a.merge_from(dir_b) == 2);
+  CHECK(a.jobs("exp", false).size() == 3);
+  CHECK(a.merge_from(dir_b) == 0);
+  CHECK_THROWS_WITH(a.merge_from(dir_a), Catch::Contains("into itself"));
+  CHECK_THROWS_WITH(ResultsStore(scratch("empty") + "/none", false), Catch::Contains("no results store"));
+}
+
+TEST_CASE("reference numbers are read as the specs describe", "[report]") {
+  const auto registry = shipped_registry();
+  const ExperimentSpec pbp = load_experiment(find_experiment_file("pbp-table1"));
+  const ReferenceValues r = load_reference(pbp, registry);
+  CHECK(r.at({"boston", "pbp", "rmse"}).value == Approx(3.014));
+  CHECK(r.at({"boston", "pbp", "rmse"}).se == Approx(0.18));
+  CHECK(r.at({"yacht", "vi", "test_ll"}).value == Approx(-3.439));
+  CHECK(r.at({"protein", "bp", "fit_seconds"}).value == Approx(4831));
+  CHECK(std::isnan(r.at({"year", "pbp", "rmse"}).se));
+  CHECK(r.count({"boston", "bp", "test_ll"}) == 0);  // BP has no log-likelihood in the paper
+  CHECK(r.count({"boston", "linear", "rmse"}) == 0);
+
+  const ExperimentSpec epnn = load_experiment(find_experiment_file("epnn-table1"));
+  const ReferenceValues e = load_reference(epnn, registry);
+  CHECK(e.at({"boston", "nn-mc", "lpd_mean"}).value == Approx(-0.08));       // "housing" in the paper
+  CHECK(e.at({"concrete-lv", "gp", "se_mean"}).value == Approx(0.06));       // not the UCI concrete
+  CHECK(e.count({"concrete", "gp", "se_mean"}) == 0);
+  CHECK(e.at({"kin40k", "gp-ard", "rel_time"}).value == Approx(32.3));
+
+  const ExperimentSpec layers = load_experiment(find_experiment_file("pbp-layers"));
+  const ReferenceValues l = load_reference(layers, registry);
+  CHECK(l.at({"energy", "bp-1", "rmse"}).value == Approx(1.185));
+  CHECK(l.at({"energy", "pbp-3", "rmse"}).value == Approx(1.237));
+
+  const ExperimentSpec bb = load_experiment(find_experiment_file("bb-table1"));
+  const ReferenceValues b = load_reference(bb, registry);
+  CHECK(b.at({"boston", "vi-fa", "se_mean"}).value == Approx(0.22));
+  CHECK(b.at({"boston", "laplace", "se_mean"}).value == Approx(0.33));
+}
+
+TEST_CASE("report marks differences beyond two combined standard errors", "[report]") {
+  const auto registry = shipped_registry();
+  ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
+  spec.datasets.resize(1);  // pbp-cubic
+  spec.methods.resize(1);
+  spec.report.metrics = {"rmse"};
+  ResultsStore store(scratch("report"));
+  const auto& ds = registry.find("pbp-cubic");
+  const ConfigIdentity id = config_identity(spec, spec.datasets[0], ds, spec.methods[0]);
+  for (int s = 0; s < 4; ++s) {
+    JobRecord j;
+    j.key = {spec.name, "pbp-cubic", "linear", id.hash, s};
+    j.method = "linear";
+    j.status = "ok";
+    Evaluation e;
+    e.metrics = {{"rmse", 10.0 + s}};  // mean 11.5, se 0.645
+    j.evaluations = {e};
+    store.record(j);
+  }
+  ReferenceValues refs;
+  refs[{"pbp-cubic", "linear", "rmse"}] = PaperValue{12.0, 0.1};
+  ReportData r = build_report(spec, registry, store, refs);
+  const Cell& c = r.cell("pbp-cubic", "linear", "rmse");
+  REQUIRE(c.ours);
+  CHECK(c.ours->value == Approx(11.5));
+  CHECK(c.n_splits == 4);
+  CHECK_FALSE(c.differs);  // |11.5 - 12| < 2 sqrt(0.645^2 + 0.1^2)
+  refs[{"pbp-cubic", "linear", "rmse"}] = PaperValue{14.0, 0.1};
+  r = build_report(spec, registry, store, refs);
+  CHECK(r.cell("pbp-cubic", "linear", "rmse").differs);
+  const std::string md = render_markdown(r);
+  CHECK_THAT(md, Catch::Contains("| pbp-cubic |") && Catch::Contains("11.50 ± 0.65 *") && Catch::Contains("14.0"));
+  CHECK_THAT(render_csv(r), Catch::Contains("pbp-cubic,linear,rmse,11.5,0.6454972244,4,14,0.1"));
+  CHECK_THAT(render_latex(r), Catch::Contains("\\toprule") && Catch::Contains("$\\pm$"));
+}
