@@ -2,27 +2,30 @@
 
 #include <stdexcept>
 
+#include "methods/gp/gp_regression.hpp"
 #include "methods/linear/bayes_linear.hpp"
 
 namespace bnn {
 namespace {
 
 // Builds a registry entry from an options struct and a fit function returning a model type.
+// `defaults` are the options before any override (one options type may serve several names).
 template <class Options, class FitFunction>
-MethodEntry make_entry(std::string name, std::string summary, FitFunction fit_function) {
+MethodEntry make_entry(std::string name, std::string summary, FitFunction fit_function,
+                       Options defaults = {}) {
   MethodEntry entry;
   entry.name = name;
   entry.summary = std::move(summary);
-  entry.options = describe_options(Options{});
-  entry.canonical_config = [name](const ParamMap& overrides) {
-    Options options;
+  entry.options = describe_options(defaults);
+  entry.canonical_config = [name, defaults](const ParamMap& overrides) {
+    Options options = defaults;
     apply_overrides(options, overrides, name);
     options.validate();
     return canonical_options(options);
   };
-  entry.fit = [name, fit_function](const RegressionData& train, const ParamMap& overrides,
-                                   Rng& rng) -> std::unique_ptr<Model> {
-    Options options;
+  entry.fit = [name, fit_function, defaults](const RegressionData& train, const ParamMap& overrides,
+                                             Rng& rng) -> std::unique_ptr<Model> {
+    Options options = defaults;
     apply_overrides(options, overrides, name);
     auto model = fit_function(train, options, rng);
     return std::make_unique<decltype(model)>(std::move(model));
@@ -35,6 +38,13 @@ std::vector<MethodEntry> build_registry() {
   entries.push_back(make_entry<linear::Options>(
       "linear", "exact Bayesian linear regression (Normal-Gamma prior, Student-t predictive)",
       linear::fit));
+  entries.push_back(make_entry<gp::Options>(
+      "gp", "GP with the neural-network covariance, one shared input variance, type-II ML", gp::fit));
+  gp::Options ard;
+  ard.ard = true;
+  entries.push_back(make_entry<gp::Options>(
+      "gp-ard", "GP with the neural-network covariance, one variance per input (ARD), type-II ML",
+      gp::fit, ard));
   return entries;
 }
 

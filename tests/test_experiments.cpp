@@ -203,7 +203,7 @@ TEST_CASE("malformed specs are errors naming file and line", "[spec]") {
   expect_line("name = = 3\n", 1, "");
 }
 
-TEST_CASE("--set overrides", "[spec]") {
+TEST_CASE("settings given with --set override the spec", "[spec]") {
   ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
   const auto has = [](const std::string& method, const std::string& option) {
     for (const auto& o : find_method(method).options)

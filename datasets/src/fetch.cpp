@@ -11,7 +11,9 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <stdexcept>
 
+#include "data_error.hpp"
 #include "derive.hpp"
 #include "text_table.hpp"
 
@@ -207,7 +209,8 @@ void fetch_dataset(const DatasetSpec& spec, const FetchOptions& options) {
         download(origin.location, raw);
       } else {
         if (!fs::exists(origin.location))
-          throw FetchError("not in the mirror: " + origin.location + " does not exist");
+          throw FetchError("not in the mirror: " + origin.location + " does not exist" +
+                           (origin.is_archive ? " (nor does the unpacked " + file.path + ")" : ""));
         fs::copy_file(origin.location, raw, fs::copy_options::overwrite_existing);
       }
       if (origin.is_archive) {
@@ -233,7 +236,14 @@ void fetch_dataset(const DatasetSpec& spec, const FetchOptions& options) {
     const std::string destination = (folder / d.output).string();
     if (!fs::exists(destination) || (!d.sha256.empty() && sha256_file(destination) != d.sha256)) {
       const std::string input = (folder / spec.files.front().path).string();
-      const std::string bytes = run_derivation(d.recipe, read_file(input), input);
+      std::string bytes;
+      try {  // a malformed source file (DataError) or an unknown recipe: name the data set
+        bytes = run_derivation(d.recipe, read_file(input), input);
+      } catch (const DataError& e) {
+        throw FetchError(who + ": derived " + d.output + ": " + e.what());
+      } catch (const std::invalid_argument& e) {
+        throw FetchError(who + ": derived " + d.output + ": " + e.what());
+      }
       const std::string part = temporary_name(destination);
       write_file(part, bytes);
       verify(part, d.sha256, who + ": derived " + d.output);

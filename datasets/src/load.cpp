@@ -31,9 +31,22 @@ std::vector<long> resolve_columns(const ColumnSelector& sel, const DatasetSpec& 
   return {};
 }
 
-// Copies the chosen columns; a missing value in any of them is an error at its line.
+// Where the rows of a stacked table come from: rows from first_row[k] on are from paths[k].
+struct RowSources {
+  std::vector<std::string> paths;
+  std::vector<Eigen::Index> first_row;
+  const std::string& file_of(Eigen::Index row) const {
+    std::size_t k = 0;
+    while (k + 1 < first_row.size() && first_row[k + 1] <= row) ++k;
+    return paths[k];
+  }
+};
+
+// Copies the chosen columns; a missing value in any of them is an error at its line (in the
+// file of `sources` the row came from, when given).
 Eigen::MatrixXd take_columns(const NumericTable& table, const std::vector<long>& columns,
-                             const std::string& what, const std::string& column_source) {
+                             const std::string& what, const std::string& column_source,
+                             const RowSources* sources = nullptr) {
   for (long c : columns)
     if (c >= table.values.cols())
       throw DataError(column_source, 0, 0,
@@ -44,7 +57,8 @@ Eigen::MatrixXd take_columns(const NumericTable& table, const std::vector<long>&
     const auto col = table.values.col(columns[j]);
     for (Eigen::Index i = 0; i < col.size(); ++i) {
       if (std::isnan(col[i]))
-        throw DataError(table.file, table.line_numbers[static_cast<std::size_t>(i)], columns[j] + 1,
+        throw DataError(sources ? sources->file_of(i) : table.file,
+                        table.line_numbers[static_cast<std::size_t>(i)], columns[j] + 1,
                         "missing value '?' in a " + what + " column");
       out(i, static_cast<Eigen::Index>(j)) = col[i];
     }
@@ -52,16 +66,19 @@ Eigen::MatrixXd take_columns(const NumericTable& table, const std::vector<long>&
   return out;
 }
 
-NumericTable read_stacked(const std::vector<std::string>& paths, Delimiter delimiter) {
+NumericTable read_stacked(const std::vector<std::string>& paths, Delimiter delimiter, bool header,
+                          RowSources& sources) {
   NumericTable all;
+  sources = RowSources{paths, {}};
   std::vector<Eigen::MatrixXd> parts;
   Eigen::Index rows = 0;
   for (const auto& path : paths) {
-    NumericTable t = read_numeric_table(path, {delimiter, Header::absent, true});
+    NumericTable t = read_numeric_table(path, {delimiter, header ? Header::present : Header::absent, true});
     if (!parts.empty() && t.values.cols() != parts.front().cols())
       throw DataError(path, t.line_numbers.front(), 0,
                       "has " + std::to_string(t.values.cols()) + " columns but " + paths.front() +
                           " has " + std::to_string(parts.front().cols()));
+    sources.first_row.push_back(rows);
     rows += t.values.rows();
     all.line_numbers.insert(all.line_numbers.end(), t.line_numbers.begin(), t.line_numbers.end());
     parts.push_back(std::move(t.values));
@@ -76,19 +93,32 @@ NumericTable read_stacked(const std::vector<std::string>& paths, Delimiter delim
   return all;
 }
 
-}  // namespace
+// One entry of an index file and where it stands (1-based line and column).
+struct IndexEntry {
+  long value;
+  long line;
+  long column;
+};
 
-std::vector<long> read_index_file(const std::string& path) {
+std::vector<IndexEntry> read_index_entries(const std::string& path) {
   const NumericTable t = read_numeric_table(path, {Delimiter::whitespace, Header::absent, false});
-  std::vector<long> out;
+  std::vector<IndexEntry> out;
   for (Eigen::Index i = 0; i < t.values.rows(); ++i)
     for (Eigen::Index j = 0; j < t.values.cols(); ++j) {
       const double v = t.values(i, j);
+      const long line = t.line_numbers[static_cast<std::size_t>(i)];
       if (v < 0 || v != std::floor(v) || v > 1e15)
-        throw DataError(path, t.line_numbers[static_cast<std::size_t>(i)], j + 1,
-                        "index must be a non-negative integer");
-      out.push_back(static_cast<long>(v));
+        throw DataError(path, line, j + 1, "index must be a non-negative integer");
+      out.push_back({static_cast<long>(v), line, static_cast<long>(j + 1)});
     }
+  return out;
+}
+
+}  // namespace
+
+std::vector<long> read_index_file(const std::string& path) {
+  std::vector<long> out;
+  for (const IndexEntry& e : read_index_entries(path)) out.push_back(e.value);
   return out;
 }
 
@@ -118,7 +148,8 @@ Dataset load_dataset(const DatasetSpec& spec, const std::string& data_dir) {
   const TableSpec& ts = *spec.table;
   std::vector<std::string> files;
   for (const auto& f : ts.files) files.push_back(dataset_file(spec, data_dir, f));
-  const NumericTable table = read_stacked(files, ts.delimiter);
+  RowSources table_sources;
+  const NumericTable table = read_stacked(files, ts.delimiter, ts.header, table_sources);
 
   Dataset data;
   data.name = spec.name;
@@ -128,7 +159,7 @@ Dataset load_dataset(const DatasetSpec& spec, const std::string& data_dir) {
                                                         : spec.defined_in;
   };
   const std::vector<long> features = resolve_columns(ts.features, spec, data_dir, table.values.cols());
-  data.X = take_columns(table, features, "feature", source_of(ts.features));
+  data.X = take_columns(table, features, "feature", source_of(ts.features), &table_sources);
   if (ts.target_files.empty()) {
     const std::vector<long> target = resolve_columns(ts.target, spec, data_dir, table.values.cols());
     if (target.size() != 1)
@@ -136,17 +167,18 @@ Dataset load_dataset(const DatasetSpec& spec, const std::string& data_dir) {
     if (std::find(features.begin(), features.end(), target[0]) != features.end())
       throw DataError(source_of(ts.target), 0, 0,
                       "target column " + std::to_string(target[0]) + " is also a feature");
-    data.y = take_columns(table, target, "target", source_of(ts.target)).col(0);
+    data.y = take_columns(table, target, "target", source_of(ts.target), &table_sources).col(0);
   } else {
     std::vector<std::string> label_files;
     for (const auto& f : ts.target_files) label_files.push_back(dataset_file(spec, data_dir, f));
-    const NumericTable labels = read_stacked(label_files, ts.delimiter);
+    RowSources label_sources;
+    const NumericTable labels = read_stacked(label_files, ts.delimiter, ts.header, label_sources);
     if (labels.values.rows() != table.values.rows())
       throw DataError(labels.file, 0, 0,
                       "has " + std::to_string(labels.values.rows()) + " rows but " + table.file +
                           " has " + std::to_string(table.values.rows()));
     data.y = take_columns(labels, resolve_columns(ts.target, spec, data_dir, labels.values.cols()),
-                          "target", source_of(ts.target)).col(0);
+                          "target", source_of(ts.target), &label_sources).col(0);
   }
   check_usable(data, 2);
   return data;
@@ -167,18 +199,18 @@ std::vector<Split> read_published_splits(const DatasetSpec& spec, const std::str
     for (int part = 0; part < 2; ++part) {
       const std::string path =
           dataset_file(spec, data_dir, fill(part == 0 ? spec.splits->train_pattern : spec.splits->test_pattern, k));
-      const std::vector<long> indices = read_index_file(path);
       auto& out = part == 0 ? split.train : split.test;
-      for (std::size_t i = 0; i < indices.size(); ++i) {
-        const long r = indices[i];
+      const char mark = static_cast<char>(part + 1);  // 1: train, 2: test
+      for (const IndexEntry& entry : read_index_entries(path)) {
+        const long r = entry.value;
         if (r >= rows)
-          throw DataError(path, static_cast<long>(i + 1), 1,
+          throw DataError(path, entry.line, entry.column,
                           "row " + std::to_string(r) + " is out of range: the table has " +
                               std::to_string(rows) + " rows");
-        if (seen[static_cast<std::size_t>(r)])
-          throw DataError(path, static_cast<long>(i + 1), 1,
-                          "row " + std::to_string(r) + (part == 0 ? " is listed twice" : " is also a training row"));
-        seen[static_cast<std::size_t>(r)] = 1;
+        if (const char before = seen[static_cast<std::size_t>(r)]; before != 0)
+          throw DataError(path, entry.line, entry.column,
+                          "row " + std::to_string(r) + (before == mark ? " is listed twice" : " is also a training row"));
+        seen[static_cast<std::size_t>(r)] = mark;
         out.push_back(r);
       }
       if (out.empty()) throw DataError(path, 0, 0, "lists no rows");

@@ -30,6 +30,8 @@ void Protocol::validate() const {
   if (kind == Kind::random) {
     if (repeats < 1)
       throw std::invalid_argument("protocol: repeats is " + std::to_string(repeats) + ", but must be >= 1");
+    if (!(train_fraction >= 0.0))  // negative or NaN would otherwise be ignored silently
+      throw std::invalid_argument("protocol: train_fraction must be in (0, 1), or 0 to use n_train");
     if (train_fraction > 0.0 && n_train > 0)
       throw std::invalid_argument("protocol: give train_fraction or n_train, not both");
     if (!(train_fraction > 0.0 && train_fraction < 1.0) && n_train <= 0)

@@ -151,6 +151,10 @@ class Reader {
       } catch (const std::invalid_argument& e) {
         fail(*tb, e.what());
       }
+      if (const toml::node* h = tb->get("header")) {
+        if (!h->is_boolean()) fail(*h, "'header' must be true or false");
+        ts.header = *h->value<bool>();
+      }
       ts.features = columns(*tb, "features");
       ts.target = columns(*tb, "target");
       if (ts.target.kind == ColumnSelector::Kind::all ||

@@ -35,6 +35,7 @@ struct TableSpec {
   std::vector<std::string> files;         // rows concatenated in this order
   std::vector<std::string> target_files;  // optional separate label files (same row order)
   Delimiter delimiter = Delimiter::automatic;
+  bool header = false;  // each file starts with a row of column names
   ColumnSelector features;
   ColumnSelector target;
 };

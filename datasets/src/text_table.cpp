@@ -62,6 +62,56 @@ void split_fields(std::string_view line, Delimiter delimiter, std::vector<std::s
 
 bool is_missing(std::string_view token) { return token == "?"; }
 
+// from_chars reports result_out_of_range both for overflow and for values that round to zero.
+// For a well-formed number token, tells which: true when its magnitude is below 1.
+bool rounds_to_zero(std::string_view t) {
+  if (!t.empty() && t.front() == '-') t.remove_prefix(1);
+  long exponent = 0;
+  if (const std::size_t e = t.find_first_of("eE"); e != std::string_view::npos) {
+    std::string_view digits = t.substr(e + 1);
+    const bool negative = !digits.empty() && digits.front() == '-';
+    if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) digits.remove_prefix(1);
+    constexpr long kHuge = std::numeric_limits<long>::max() / 4;  // keeps lead + exponent in range
+    long magnitude = 0;
+    if (std::from_chars(digits.data(), digits.data() + digits.size(), magnitude).ec ==
+            std::errc::result_out_of_range ||
+        magnitude > kHuge)
+      magnitude = kHuge;
+    exponent = negative ? -magnitude : magnitude;
+    t = t.substr(0, e);
+  }
+  const std::size_t point = std::min(t.find('.'), t.size());
+  const std::size_t first = t.find_first_not_of("0.");  // leading significant digit
+  if (first == std::string_view::npos) return true;
+  const long lead = first < point ? static_cast<long>(point - first) - 1
+                                  : -static_cast<long>(first - point);
+  return lead + exponent < 0;
+}
+
+enum class NumberKind { finite, non_finite, invalid };
+
+NumberKind classify_number(std::string_view token, double& value) {
+  if (!token.empty() && token.front() == '+') {  // from_chars rejects a leading '+'
+    token.remove_prefix(1);
+    if (!token.empty() && (token.front() == '+' || token.front() == '-')) return NumberKind::invalid;
+  }
+  if (token.empty()) return NumberKind::invalid;
+  const char* end = token.data() + token.size();
+  double v = 0.0;
+  auto [ptr, ec] = std::from_chars(token.data(), end, v, std::chars_format::general);
+  if (ptr != end) return NumberKind::invalid;
+  if (ec == std::errc::result_out_of_range) {
+    if (!rounds_to_zero(token)) return NumberKind::non_finite;  // overflow
+    v = token.front() == '-' ? -0.0 : 0.0;  // underflow: a finite value that rounds to zero
+  } else if (ec != std::errc()) {
+    return NumberKind::invalid;
+  } else if (!std::isfinite(v)) {
+    return NumberKind::non_finite;  // inf, nan
+  }
+  value = v;
+  return NumberKind::finite;
+}
+
 }  // namespace
 
 Delimiter parse_delimiter(std::string_view name) {
@@ -73,14 +123,7 @@ Delimiter parse_delimiter(std::string_view name) {
 }
 
 bool parse_number(std::string_view token, double& value) {
-  if (!token.empty() && token.front() == '+') {  // from_chars rejects a leading '+'
-    token.remove_prefix(1);
-    if (!token.empty() && (token.front() == '+' || token.front() == '-')) return false;
-  }
-  if (token.empty()) return false;
-  const char* end = token.data() + token.size();
-  auto [ptr, ec] = std::from_chars(token.data(), end, value, std::chars_format::general);
-  return ec == std::errc() && ptr == end && std::isfinite(value);
+  return classify_number(token, value) == NumberKind::finite;
 }
 
 Delimiter for_each_row(std::string_view text, const std::string& file, Delimiter delimiter,
@@ -139,15 +182,10 @@ NumericTable parse_numeric_table(std::string_view text, const std::string& file,
                           "missing value '?' where a number is required");
         value = std::numeric_limits<double>::quiet_NaN();
         ++table.missing_count;
-      } else if (!parse_number(fields[c], value)) {
-        double probe = 0.0;
-        const std::string_view t = fields[c];
-        const char* end = t.data() + t.size();
-        auto [ptr, ec] = std::from_chars(t.data(), end, probe);
-        const bool non_finite = ptr == end && (ec == std::errc() ? !std::isfinite(probe)
-                                                                 : ec == std::errc::result_out_of_range);
+      } else if (const NumberKind kind = classify_number(fields[c], value); kind != NumberKind::finite) {
         throw DataError(file, line_number, static_cast<long>(c + 1),
-                        (non_finite ? "non-finite value " : "non-numeric value ") + quote(t));
+                        (kind == NumberKind::non_finite ? "non-finite value " : "non-numeric value ") +
+                            quote(fields[c]));
       }
       values.push_back(value);
     }

@@ -80,13 +80,14 @@ std::string provenance(const ReportData& r, const std::string& bullet) {
   const ExperimentSpec& s = *r.spec;
   out << bullet << "Paper: " << (s.paper.empty() ? "—" : s.paper) << "\n";
   out << bullet << "Metrics on the " << (s.scale == "original" ? "original target scale" : "normalized target scale (training-part mean and sd)") << "; experiment seed " << s.seed << "\n";
-  std::set<std::string> versions, hosts;
+  std::set<std::string> versions, hosts, machines;
   double wall = 0;
   long jobs_run = 0;
   std::set<int> threads;
   for (const auto& run : r.runs) {
     versions.insert(run.code_version);
     hosts.insert(run.host);
+    machines.insert(run.machine);
     threads.insert(run.threads);
     wall += run.wall_seconds;
     jobs_run += run.jobs_run;
@@ -102,7 +103,7 @@ std::string provenance(const ReportData& r, const std::string& bullet) {
   };
   out << bullet << "Results: " << r.store_path << " — " << r.runs.size() << " run(s), " << jobs_run
       << " job(s) run, wall time " << number(wall, 1) << " s; code " << join(versions) << "; host " << join(hosts)
-      << "; threads " << join(threads);
+      << " (" << join(machines) << "); threads " << join(threads);
   if (!r.runs.empty()) out << "; first run " << r.runs.front().started_at << ", last finished " << r.runs.back().finished_at;
   out << "\n";
   return out.str();

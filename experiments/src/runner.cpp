@@ -131,6 +131,7 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   run.threads = options.threads;
   run.shard = std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count);
   run.host = host_name();
+  run.machine = machine_description();
   run.code_version = code_version();
   run.started_at = utc_now();
   run.jobs_planned = static_cast<long>(pending.size());

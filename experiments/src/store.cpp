@@ -4,9 +4,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <thread>
 #include <stdexcept>
 
 namespace fs = std::filesystem;
@@ -37,7 +40,7 @@ CREATE TABLE IF NOT EXISTS points (
   PRIMARY KEY (experiment, dataset, method_label, config_hash, split, step));
 CREATE TABLE IF NOT EXISTS runs (
   run_id INTEGER PRIMARY KEY AUTOINCREMENT, experiment TEXT, command TEXT, threads INTEGER,
-  shard TEXT, host TEXT, code_version TEXT, started_at TEXT, finished_at TEXT,
+  shard TEXT, host TEXT, machine TEXT, code_version TEXT, started_at TEXT, finished_at TEXT,
   jobs_planned INTEGER, jobs_run INTEGER, jobs_failed INTEGER, wall_seconds REAL);
 )SQL";
 
@@ -116,6 +119,25 @@ std::string utc_now() {
 std::string host_name() {
   char buffer[256] = {0};
   if (gethostname(buffer, sizeof buffer - 1) != 0) return "unknown";
+  return buffer;
+}
+
+std::string machine_description() {
+  std::string model = "unknown CPU";
+  std::ifstream cpu("/proc/cpuinfo");
+  for (std::string line; std::getline(cpu, line);)
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  double gib = 0.0;
+  std::ifstream mem("/proc/meminfo");
+  std::string key;
+  long kb = 0;
+  if (mem >> key >> kb && key == "MemTotal:") gib = static_cast<double>(kb) / (1024.0 * 1024.0);
+  char buffer[256];
+  std::snprintf(buffer, sizeof buffer, "%s (%u hardware threads, %.1f GiB)", model.c_str(),
+                std::thread::hardware_concurrency(), gib);
   return buffer;
 }
 
@@ -274,10 +296,11 @@ std::vector<JobRecord> ResultsStore::jobs(const std::string& experiment, bool wi
 long ResultsStore::begin_run(const RunRecord& run) {
   std::lock_guard lock(mutex_);
   Statement s(db_,
-              "INSERT INTO runs (experiment, command, threads, shard, host, code_version, started_at, "
-              "jobs_planned) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)", path_);
+              "INSERT INTO runs (experiment, command, threads, shard, host, machine, code_version, "
+              "started_at, jobs_planned) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)", path_);
   s.bind(1, run.experiment).bind(2, run.command).bind(3, run.threads).bind(4, run.shard)
-      .bind(5, run.host).bind(6, run.code_version).bind(7, run.started_at).bind(8, run.jobs_planned);
+      .bind(5, run.host).bind(6, run.machine).bind(7, run.code_version).bind(8, run.started_at)
+      .bind(9, run.jobs_planned);
   s.run();
   return static_cast<long>(sqlite3_last_insert_rowid(db_));
 }
@@ -297,7 +320,7 @@ std::vector<RunRecord> ResultsStore::runs(const std::string& experiment) {
   std::vector<RunRecord> out;
   Statement s(db_,
               "SELECT run_id, experiment, command, threads, shard, host, code_version, started_at, "
-              "finished_at, jobs_planned, jobs_run, jobs_failed, wall_seconds FROM runs "
+              "finished_at, jobs_planned, jobs_run, jobs_failed, wall_seconds, machine FROM runs "
               "WHERE experiment = ?1 ORDER BY run_id", path_);
   s.bind(1, experiment);
   while (s.step()) {
@@ -315,6 +338,7 @@ std::vector<RunRecord> ResultsStore::runs(const std::string& experiment) {
     r.jobs_run = s.integer(10);
     r.jobs_failed = s.integer(11);
     r.wall_seconds = s.real(12);
+    r.machine = s.text(13);
     out.push_back(std::move(r));
   }
   return out;
@@ -345,10 +369,10 @@ long ResultsStore::merge_from(const std::string& other_results_dir) {
     exec("INSERT INTO main.points SELECT * FROM other.points WHERE " + new_jobs);
     exec("INSERT INTO main.jobs SELECT * FROM other.jobs WHERE " + new_jobs);
     copied = sqlite3_changes(db_);
-    exec("INSERT INTO main.runs (experiment, command, threads, shard, host, code_version, started_at, "
-         "finished_at, jobs_planned, jobs_run, jobs_failed, wall_seconds) SELECT experiment, command, "
-         "threads, shard, host, code_version, started_at, finished_at, jobs_planned, jobs_run, "
-         "jobs_failed, wall_seconds FROM other.runs");
+    exec("INSERT INTO main.runs (experiment, command, threads, shard, host, machine, code_version, "
+         "started_at, finished_at, jobs_planned, jobs_run, jobs_failed, wall_seconds) SELECT experiment, "
+         "command, threads, shard, host, machine, code_version, started_at, finished_at, jobs_planned, "
+         "jobs_run, jobs_failed, wall_seconds FROM other.runs");
     exec("COMMIT");
   } catch (...) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);

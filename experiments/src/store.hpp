@@ -11,7 +11,7 @@
 //   metrics(experiment, dataset, method_label, config_hash, split, step, name, value)
 //   points(experiment, dataset, method_label, config_hash, split, step, n_train, test_rows,
 //          log_density, squared_error, crps, covered95, mean, variance)  -- float64 blobs
-//   runs(run_id, experiment, command, threads, shard, host, code_version, started_at,
+//   runs(run_id, experiment, command, threads, shard, host, machine, code_version, started_at,
 //        finished_at, jobs_planned, jobs_run, jobs_failed, wall_seconds)
 // A job has one or more evaluation steps (an active-learning loop has several; others one).
 #include <cstdint>
@@ -71,7 +71,7 @@ struct JobRecord {
 
 struct RunRecord {
   long run_id = 0;
-  std::string experiment, command, shard, host, code_version, started_at, finished_at;
+  std::string experiment, command, shard, host, machine, code_version, started_at, finished_at;
   int threads = 0;
   long jobs_planned = 0, jobs_run = 0, jobs_failed = 0;
   double wall_seconds = 0.0;
@@ -107,5 +107,7 @@ class ResultsStore {
 // Current time as ISO 8601 UTC, and this machine's name.
 std::string utc_now();
 std::string host_name();
+// CPU model, number of hardware threads and memory, e.g. "Intel Xeon (2 threads, 23.5 GiB)".
+std::string machine_description();
 
 }  // namespace bnn::exp

@@ -1,0 +1,253 @@
+#include "gp_regression.hpp"
+
+#include <LBFGSB.h>
+
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "methods/core/options.hpp"
+
+namespace bnn::gp {
+namespace {
+
+constexpr double kLogBound = 15.0;  // log-parameters are kept in [-15, 15]
+
+// Cholesky of K + noise I, adding jitter (relative to the mean diagonal) only on failure.
+bool factorize(Eigen::MatrixXd& K, double& jitter, Eigen::LLT<Eigen::MatrixXd>& llt) {
+  llt.compute(K);
+  if (llt.info() == Eigen::Success) return true;
+  const double scale = K.diagonal().mean();
+  for (double j = 1e-10; j <= 1e-4; j *= 10.0) {
+    K.diagonal().array() += (j - jitter) * scale;
+    jitter = j;
+    llt.compute(K);
+    if (llt.info() == Eigen::Success) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void Options::validate() const {
+  const char* name = ard ? "gp-ard" : "gp";
+  require_at_least(name, "restarts", restarts, 0);
+  require_at_least(name, "max_iterations", max_iterations, 1);
+  require_positive(name, "gradient_tolerance", gradient_tolerance);
+  require_positive(name, "initial_signal_variance", initial_signal_variance);
+  require_positive(name, "initial_bias_variance", initial_bias_variance);
+  require_positive(name, "initial_input_variance", initial_input_variance);
+  require_positive(name, "initial_noise_variance", initial_noise_variance);
+}
+
+Eigen::VectorXd to_log_vector(const Hyperparameters& h, bool ard) {
+  const Eigen::Index inputs = ard ? h.kernel.input_variances.size() : 1;
+  Eigen::VectorXd theta(inputs + 3);
+  theta[0] = std::log(h.kernel.signal_variance);
+  theta[1] = std::log(h.kernel.bias_variance);
+  if (ard) theta.segment(2, inputs) = h.kernel.input_variances.array().log();
+  else theta[2] = std::log(h.kernel.input_variances.size() ? h.kernel.input_variances[0] : 1.0);
+  theta[inputs + 2] = std::log(h.noise_variance);
+  return theta;
+}
+
+Hyperparameters from_log_vector(const Eigen::VectorXd& theta, Eigen::Index inputs, bool ard) {
+  Hyperparameters h;
+  h.kernel.signal_variance = std::exp(theta[0]);
+  h.kernel.bias_variance = std::exp(theta[1]);
+  h.kernel.input_variances = ard ? Eigen::VectorXd(theta.segment(2, inputs).array().exp())
+                                 : Eigen::VectorXd::Constant(inputs, std::exp(theta[2]));
+  h.noise_variance = std::exp(theta[theta.size() - 1]);
+  return h;
+}
+
+Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
+                                 const Eigen::VectorXd& theta, bool ard, bool with_gradient) {
+  Evidence e;
+  const Eigen::Index n = X.rows();
+  const Hyperparameters h = from_log_vector(theta, X.cols(), ard);
+  const NnKernelTerms terms = nn_kernel_terms(X, h.kernel);
+  Eigen::MatrixXd K = terms.kernel;
+  K.diagonal().array() += h.noise_variance;
+  Eigen::LLT<Eigen::MatrixXd> llt;
+  if (!factorize(K, e.jitter, llt)) {
+    e.ok = false;
+    e.log_marginal_likelihood = -std::numeric_limits<double>::infinity();
+    return e;
+  }
+  const Eigen::VectorXd alpha = llt.solve(y);
+  const Eigen::MatrixXd L = llt.matrixL();
+  e.log_marginal_likelihood = -0.5 * y.dot(alpha) - L.diagonal().array().log().sum() -
+                              0.5 * static_cast<double>(n) * std::log(2.0 * std::numbers::pi);
+  if (!with_gradient) return e;
+  // d log p / d theta = 1/2 tr((alpha alpha' - K^-1) dK/dtheta) (Rasmussen & Williams eq. 5.9).
+  // W = (alpha alpha' - K^-1) / 2 with K^-1 = L^-T L^-1 as symmetric rank updates (lower half).
+  Eigen::MatrixXd inverse_factor = Eigen::MatrixXd::Identity(n, n);
+  llt.matrixL().solveInPlace(inverse_factor);  // L^-1
+  Eigen::MatrixXd W = Eigen::MatrixXd::Zero(n, n);
+  W.selfadjointView<Eigen::Lower>().rankUpdate(inverse_factor.transpose(), -0.5);
+  inverse_factor.resize(0, 0);
+  W.selfadjointView<Eigen::Lower>().rankUpdate(alpha, 0.5);
+  W.triangularView<Eigen::StrictlyUpper>() = W.transpose();
+  const NnKernelGradient g = nn_kernel_contract(X, h.kernel, terms, W);
+  e.gradient.resize(theta.size());
+  e.gradient[0] = g.log_signal_variance;
+  e.gradient[1] = g.log_bias_variance;
+  if (ard) e.gradient.segment(2, X.cols()) = g.log_input_variances;
+  else e.gradient[2] = g.log_input_variances.sum();
+  e.gradient[theta.size() - 1] = h.noise_variance * W.trace();
+  return e;
+}
+
+Model::Model(Eigen::MatrixXd X, Hyperparameters h, Eigen::LLT<Eigen::MatrixXd> cholesky, Eigen::VectorXd alpha,
+             FitReport report)
+    : X_(std::move(X)), h_(std::move(h)), cholesky_(std::move(cholesky)), alpha_(std::move(alpha)),
+      report_(std::move(report)) {}
+
+std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
+  const Eigen::MatrixXd Ks = nn_kernel_cross(X, X_, h_.kernel);  // m x n
+  const Eigen::VectorXd mean = Ks * alpha_;
+  const Eigen::MatrixXd V = cholesky_.matrixL().solve(Ks.transpose());  // n x m
+  Eigen::VectorXd variance = nn_kernel_diagonal(X, h_.kernel) - V.colwise().squaredNorm().transpose();
+  variance = variance.cwiseMax(0.0).array() + h_.noise_variance;
+  return std::make_unique<GaussianPredictive>(mean, variance);
+}
+
+Model condition(const RegressionData& train, const Hyperparameters& h, FitReport report) {
+  Eigen::MatrixXd K = nn_kernel_terms(train.X, h.kernel).kernel;
+  K.diagonal().array() += h.noise_variance;
+  double jitter = 0.0;
+  Eigen::LLT<Eigen::MatrixXd> llt;
+  if (!factorize(K, jitter, llt)) {
+    report.status = FitStatus::numerical_error;
+    report.message = "the kernel matrix is not positive definite even with jitter";
+  }
+  if (jitter > 0) report.warnings.push_back("jitter " + option_detail::format_double(jitter) + " added to the kernel diagonal");
+  Eigen::VectorXd alpha = llt.solve(train.y);
+  return Model(train.X, h, std::move(llt), std::move(alpha), std::move(report));
+}
+
+namespace {
+
+// Runs L-BFGS-B from theta on the negative log marginal likelihood; returns the best point
+// evaluated (a failing line search still leaves a usable point).
+struct Objective {
+  const Eigen::MatrixXd& X;
+  const Eigen::VectorXd& y;
+  bool ard;
+  long evaluations = 0;
+  double best = std::numeric_limits<double>::infinity();
+  Eigen::VectorXd best_theta;
+
+  double operator()(const Eigen::VectorXd& theta, Eigen::VectorXd& grad) {
+    ++evaluations;
+    const Evidence e = log_marginal_likelihood(X, y, theta, ard);
+    if (!e.ok || !std::isfinite(e.log_marginal_likelihood)) {
+      grad.setZero();
+      return 1e300;
+    }
+    grad = -e.gradient;
+    if (-e.log_marginal_likelihood < best) {
+      best = -e.log_marginal_likelihood;
+      best_theta = theta;
+    }
+    return -e.log_marginal_likelihood;
+  }
+};
+
+struct StartResult {
+  Eigen::VectorXd theta;
+  double negative_log_ml = std::numeric_limits<double>::infinity();
+  long iterations = 0;
+  long evaluations = 0;
+  bool converged = false;
+};
+
+StartResult optimize(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, bool ard, Eigen::VectorXd theta,
+                     const Options& options) {
+  LBFGSpp::LBFGSBParam<double> param;
+  param.max_iterations = options.max_iterations;
+  param.epsilon = 1e-8;
+  param.epsilon_rel = options.gradient_tolerance;
+  param.past = 1;
+  param.delta = 1e-10;  // also stop when the objective stops improving
+  param.max_linesearch = 40;
+  LBFGSpp::LBFGSBSolver<double> solver(param);
+  const Eigen::VectorXd lower = Eigen::VectorXd::Constant(theta.size(), -kLogBound);
+  const Eigen::VectorXd upper = Eigen::VectorXd::Constant(theta.size(), kLogBound);
+  theta = theta.cwiseMax(lower).cwiseMin(upper);
+  Objective objective{X, y, ard, 0, std::numeric_limits<double>::infinity(), theta};
+  StartResult result;
+  double fx = 0.0;
+  try {
+    result.iterations = solver.minimize(objective, theta, fx, lower, upper);
+    result.converged = result.iterations < options.max_iterations;
+  } catch (const std::exception&) {
+    result.converged = false;  // line search failure: keep the best point seen
+  }
+  result.theta = objective.best_theta;
+  result.negative_log_ml = objective.best;
+  result.evaluations = objective.evaluations;
+  return result;
+}
+
+}  // namespace
+
+Model fit(const RegressionData& train, const Options& options, Rng& rng) {
+  options.validate();
+  const char* name = options.ard ? "gp-ard" : "gp";
+  check_training_data(train, name);
+  const Eigen::Index d = train.X.cols();
+  Hyperparameters initial;
+  initial.kernel.signal_variance = options.initial_signal_variance;
+  initial.kernel.bias_variance = options.initial_bias_variance;
+  initial.kernel.input_variances = Eigen::VectorXd::Constant(d, options.initial_input_variance);
+  initial.noise_variance = options.initial_noise_variance;
+
+  // Deterministic start: the shared-scale optimum (for GP-ARD, expanded to one variance per
+  // input). Random starts: every log-parameter of the initial values moved by U(-log 10, log 10).
+  FitReport report;
+  StartResult shared = optimize(train.X, train.y, false, to_log_vector(initial, false), options);
+  long iterations = shared.iterations, evaluations = shared.evaluations;
+  std::vector<StartResult> results;
+  if (options.ard) {
+    results.push_back(optimize(train.X, train.y, true, to_log_vector(from_log_vector(shared.theta, d, false), true), options));
+  } else {
+    results.push_back(shared);
+    iterations = evaluations = 0;
+  }
+  for (int r = 0; r < options.restarts; ++r) {
+    Eigen::VectorXd theta = to_log_vector(initial, options.ard);
+    for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] += uniform(rng, -std::log(10.0), std::log(10.0));
+    results.push_back(optimize(train.X, train.y, options.ard, theta, options));
+  }
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    iterations += results[i].iterations;
+    evaluations += results[i].evaluations;
+    if (results[i].negative_log_ml < results[best].negative_log_ml) best = i;
+  }
+  const StartResult& chosen = results[best];
+  report.iterations = iterations;
+  if (!std::isfinite(chosen.negative_log_ml)) {
+    report.status = FitStatus::numerical_error;
+    report.message = "no start reached a finite marginal likelihood";
+  } else if (!chosen.converged) {
+    report.status = FitStatus::not_converged;
+    report.message = "the best start stopped before the gradient tolerance was met";
+  }
+  const Hyperparameters h = from_log_vector(chosen.theta, d, options.ard);
+  report.diagnostics = {{"log_marginal_likelihood", -chosen.negative_log_ml},
+                        {"best_start", static_cast<double>(best)},
+                        {"starts", static_cast<double>(results.size())},
+                        {"function_evaluations", static_cast<double>(evaluations)},
+                        {"signal_variance", h.kernel.signal_variance},
+                        {"bias_variance", h.kernel.bias_variance},
+                        {"noise_variance", h.noise_variance}};
+  for (std::size_t i = 0; i < results.size(); ++i)
+    report.diagnostics.emplace_back("start" + std::to_string(i) + "_log_ml", -results[i].negative_log_ml);
+  if (!options.ard) report.diagnostics.emplace_back("input_variance", h.kernel.input_variances[0]);
+  return condition(train, h, std::move(report));
+}
+
+}  // namespace bnn::gp

@@ -1,0 +1,79 @@
+#pragma once
+// Gaussian-process regression with the neural-network covariance (nn_kernel.hpp) and
+// Gaussian noise; hyperparameters by type-II maximum likelihood (uniform priors on the log
+// scale, as in the EP-NN paper's GP and GP-ARD baselines) with analytic gradients, L-BFGS-B
+// and seeded restarts; the restart with the highest marginal likelihood is kept.
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+
+#include "methods/core/model.hpp"
+#include "methods/core/rng.hpp"
+#include "nn_kernel.hpp"
+
+namespace bnn::gp {
+
+struct Options {
+  bool ard = false;  // one variance per input (GP-ARD) instead of one shared (GP)
+  int restarts = 2;  // random starts besides the deterministic one(s)
+  int max_iterations = 300;
+  double gradient_tolerance = 1e-5;  // relative, for L-BFGS-B convergence
+  double initial_signal_variance = 1.0;
+  double initial_bias_variance = 1.0;
+  double initial_input_variance = 1.0;
+  double initial_noise_variance = 0.1;
+
+  template <class Visitor>
+  void visit(Visitor&& v) {
+    v("ard", ard, "one input variance per input (GP-ARD) instead of a shared one (GP)");
+    v("restarts", restarts, "random restarts of the optimizer besides the deterministic start");
+    v("max_iterations", max_iterations, "L-BFGS-B iterations per start");
+    v("gradient_tolerance", gradient_tolerance, "relative gradient norm at which a start stops");
+    v("initial_signal_variance", initial_signal_variance, "start value of the signal variance");
+    v("initial_bias_variance", initial_bias_variance, "start value of the bias weight variance");
+    v("initial_input_variance", initial_input_variance, "start value of the input weight variance(s)");
+    v("initial_noise_variance", initial_noise_variance, "start value of the noise variance");
+  }
+  void validate() const;
+};
+
+struct Hyperparameters {
+  NnKernelParams kernel;
+  double noise_variance = 0.1;
+};
+
+// Log-scale parameter vector: [log sf2, log bias variance, log input variance(s), log noise].
+Eigen::VectorXd to_log_vector(const Hyperparameters& h, bool ard);
+Hyperparameters from_log_vector(const Eigen::VectorXd& theta, Eigen::Index inputs, bool ard);
+
+// log p(y | X, theta) and its gradient with respect to the log-scale parameters.
+// Adds diagonal jitter only if the Cholesky factorization fails (reported in `jitter`).
+struct Evidence {
+  double log_marginal_likelihood = 0.0;
+  Eigen::VectorXd gradient;
+  double jitter = 0.0;
+  bool ok = true;
+};
+Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
+                                 const Eigen::VectorXd& theta, bool ard, bool with_gradient = true);
+
+class Model final : public bnn::Model {
+ public:
+  Model(Eigen::MatrixXd X, Hyperparameters h, Eigen::LLT<Eigen::MatrixXd> cholesky, Eigen::VectorXd alpha,
+        FitReport report);
+  std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
+  const FitReport& report() const override { return report_; }
+  const Hyperparameters& hyperparameters() const { return h_; }
+
+ private:
+  Eigen::MatrixXd X_;
+  Hyperparameters h_;
+  Eigen::LLT<Eigen::MatrixXd> cholesky_;
+  Eigen::VectorXd alpha_;
+  FitReport report_;
+};
+
+Model fit(const RegressionData& train, const Options& options, Rng& rng);
+// The model at given hyperparameters, without optimization.
+Model condition(const RegressionData& train, const Hyperparameters& h, FitReport report = {});
+
+}  // namespace bnn::gp

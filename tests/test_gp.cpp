@@ -1,0 +1,182 @@
+// GP with the neural-network covariance: the kernel against a Monte Carlo estimate of a wide
+// random erf network, gradients against finite differences, positive semi-definiteness,
+// predictions against a direct dense solve, and the optimizer's restarts.
+#include <Eigen/Dense>
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "methods/core/rng.hpp"
+#include "methods/gp/gp_regression.hpp"
+#include "methods/gp/nn_kernel.hpp"
+#include "methods/registry.hpp"
+
+using namespace bnn;
+using namespace bnn::gp;
+
+namespace {
+
+Eigen::MatrixXd random_inputs(Eigen::Index n, Eigen::Index d, Rng& rng) {
+  Eigen::MatrixXd X(n, d);
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = 0; j < d; ++j) X(i, j) = standard_normal(rng);
+  return X;
+}
+
+NnKernelParams params(Eigen::Index d) {
+  NnKernelParams p;
+  p.signal_variance = 1.7;
+  p.bias_variance = 0.6;
+  p.input_variances = Eigen::VectorXd::LinSpaced(d, 0.3, 2.5);
+  return p;
+}
+
+RegressionData sine_data(Eigen::Index n, Eigen::Index d, Rng& rng) {
+  RegressionData data{random_inputs(n, d, rng), Eigen::VectorXd(n)};
+  for (Eigen::Index i = 0; i < n; ++i) data.y[i] = std::sin(1.5 * data.X(i, 0)) + 0.1 * standard_normal(rng);
+  return data;
+}
+
+}  // namespace
+
+TEST_CASE("NN kernel equals the covariance of a wide random erf network", "[gp]") {
+  // E[erf(u'w) erf(u''w)] for w ~ N(0, S), u = (1, x) (Williams 1998), times sf2.
+  Rng rng(1);
+  const Eigen::Index d = 3;
+  const NnKernelParams p = params(d);
+  const Eigen::MatrixXd X = random_inputs(4, d, rng);
+  const Eigen::MatrixXd K = nn_kernel_terms(X, p).kernel;
+  const long samples = 400000;
+  Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(4, 4), sum_sq = Eigen::MatrixXd::Zero(4, 4);
+  Eigen::VectorXd h(4);
+  for (long s = 0; s < samples; ++s) {
+    const double w0 = std::sqrt(p.bias_variance) * standard_normal(rng);
+    Eigen::VectorXd w(d);
+    for (Eigen::Index j = 0; j < d; ++j) w[j] = std::sqrt(p.input_variances[j]) * standard_normal(rng);
+    for (Eigen::Index i = 0; i < 4; ++i) h[i] = std::erf(w0 + X.row(i).dot(w));
+    const Eigen::MatrixXd outer = p.signal_variance * h * h.transpose();
+    sum += outer;
+    sum_sq += outer.cwiseProduct(outer);
+  }
+  const Eigen::MatrixXd mc = sum / samples;
+  const Eigen::MatrixXd se = ((sum_sq / samples - mc.cwiseProduct(mc)) / samples).cwiseSqrt();
+  for (Eigen::Index i = 0; i < 4; ++i)
+    for (Eigen::Index j = 0; j < 4; ++j) {
+      INFO("pair " << i << "," << j << ": kernel " << K(i, j) << ", Monte Carlo " << mc(i, j) << " +- " << se(i, j));
+      CHECK(std::abs(K(i, j) - mc(i, j)) < 4.0 * se(i, j) + 1e-12);
+    }
+  // Cross and diagonal forms agree with the square one.
+  CHECK(nn_kernel_cross(X, X, p).isApprox(K, 1e-12));
+  CHECK(nn_kernel_diagonal(X, p).isApprox(K.diagonal(), 1e-12));
+}
+
+TEST_CASE("NN kernel matrix is symmetric positive semi-definite", "[gp]") {
+  Rng rng(2);
+  for (int trial = 0; trial < 5; ++trial) {
+    const Eigen::MatrixXd X = random_inputs(60, 4, rng) * (1.0 + trial);
+    const Eigen::MatrixXd K = nn_kernel_terms(X, params(4)).kernel;
+    CHECK((K - K.transpose()).cwiseAbs().maxCoeff() == 0.0);
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(K);
+    CHECK(eig.eigenvalues().minCoeff() > -1e-10 * eig.eigenvalues().maxCoeff());
+  }
+}
+
+TEST_CASE("log marginal likelihood gradient matches finite differences", "[gp]") {
+  Rng rng(3);
+  const RegressionData data = sine_data(30, 3, rng);
+  for (bool ard : {false, true}) {
+    Hyperparameters h;
+    h.kernel = params(3);
+    h.noise_variance = 0.05;
+    const Eigen::VectorXd theta = to_log_vector(h, ard);
+    const Evidence e = log_marginal_likelihood(data.X, data.y, theta, ard);
+    REQUIRE(e.ok);
+    for (Eigen::Index k = 0; k < theta.size(); ++k) {
+      const double step = 1e-5;
+      Eigen::VectorXd plus = theta, minus = theta;
+      plus[k] += step;
+      minus[k] -= step;
+      const double fd = (log_marginal_likelihood(data.X, data.y, plus, ard, false).log_marginal_likelihood -
+                         log_marginal_likelihood(data.X, data.y, minus, ard, false).log_marginal_likelihood) /
+                        (2 * step);
+      INFO("ard " << ard << ", parameter " << k << ": analytic " << e.gradient[k] << ", numeric " << fd);
+      CHECK(std::abs(e.gradient[k] - fd) <= 1e-6 * std::max(1.0, std::abs(fd)));
+    }
+  }
+}
+
+TEST_CASE("log marginal likelihood equals the dense Gaussian density", "[gp]") {
+  Rng rng(4);
+  const RegressionData data = sine_data(25, 2, rng);
+  Hyperparameters h;
+  h.kernel = params(2);
+  h.noise_variance = 0.2;
+  Eigen::MatrixXd C = nn_kernel_terms(data.X, h.kernel).kernel;
+  C.diagonal().array() += h.noise_variance;
+  const Eigen::FullPivLU<Eigen::MatrixXd> lu(C);
+  const double direct = -0.5 * data.y.dot(lu.solve(data.y)) - 0.5 * std::log(lu.determinant()) -
+                        0.5 * 25 * std::log(2 * M_PI);
+  CHECK(log_marginal_likelihood(data.X, data.y, to_log_vector(h, true), true).log_marginal_likelihood ==
+        Approx(direct).epsilon(1e-10));
+}
+
+TEST_CASE("GP predictions equal a direct dense solve", "[gp]") {
+  Rng rng(5);
+  const RegressionData data = sine_data(40, 2, rng);
+  const Eigen::MatrixXd X_test = random_inputs(7, 2, rng);
+  Hyperparameters h;
+  h.kernel = params(2);
+  h.noise_variance = 0.03;
+  const gp::Model model = condition(data, h);
+  const auto pred = model.predict(X_test);
+  Eigen::MatrixXd C = nn_kernel_terms(data.X, h.kernel).kernel;
+  C.diagonal().array() += h.noise_variance;
+  const Eigen::MatrixXd Ks = nn_kernel_cross(X_test, data.X, h.kernel);
+  const Eigen::FullPivLU<Eigen::MatrixXd> lu(C);
+  const Eigen::VectorXd mean = Ks * lu.solve(data.y);
+  const Eigen::MatrixXd cov = nn_kernel_cross(X_test, X_test, h.kernel) - Ks * lu.solve(Ks.transpose());
+  for (Eigen::Index i = 0; i < 7; ++i) {
+    CHECK(pred->mean(i) == Approx(mean[i]).epsilon(1e-9));
+    CHECK(pred->variance(i) == Approx(cov(i, i) + h.noise_variance).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("GP fit: optimizer improves the evidence, GP-ARD starts from the GP optimum", "[gp]") {
+  Rng data_rng(6);
+  RegressionData data = sine_data(80, 3, data_rng);  // only input 0 matters
+  Options options;
+  options.restarts = 1;
+  Rng rng(7);
+  const gp::Model shared = fit(data, options, rng);
+  options.ard = true;
+  Rng rng2(7);
+  const gp::Model ard = fit(data, options, rng2);
+  const auto value = [](const gp::Model& m, const std::string& name) {
+    for (const auto& [k, v] : m.report().diagnostics)
+      if (k == name) return v;
+    FAIL("no diagnostic " << name);
+    return 0.0;
+  };
+  Hyperparameters start;
+  start.kernel.input_variances = Eigen::VectorXd::Ones(3);
+  const double initial = log_marginal_likelihood(data.X, data.y, to_log_vector(start, false), false).log_marginal_likelihood;
+  CHECK(value(shared, "log_marginal_likelihood") > initial + 10.0);
+  CHECK(value(ard, "log_marginal_likelihood") >= value(shared, "log_marginal_likelihood") - 1e-6);
+  // ARD finds that inputs 1 and 2 are irrelevant.
+  const auto& v = ard.hyperparameters().kernel.input_variances;
+  CHECK(v[0] > 20.0 * v[1]);
+  CHECK(v[0] > 20.0 * v[2]);
+  // The kept start is the best one.
+  const double best = value(ard, "log_marginal_likelihood");
+  CHECK(best >= value(ard, "start0_log_ml"));
+  CHECK(best >= value(ard, "start1_log_ml"));
+  CHECK(ard.hyperparameters().noise_variance == Approx(0.01).epsilon(0.6));
+}
+
+TEST_CASE("GP options are validated with the method's name", "[gp]") {
+  Rng rng(8);
+  const RegressionData data = sine_data(10, 1, rng);
+  CHECK_THROWS_WITH(find_method("gp-ard").fit(data, {{"restarts", "-1"}}, rng),
+                    Catch::Contains("gp-ard: restarts is -1, but must be >= 0"));
+  CHECK_THROWS_WITH(find_method("gp").fit(data, {{"initial_noise_variance", "0"}}, rng),
+                    Catch::Contains("gp: initial_noise_variance is 0"));
+}

@@ -1,0 +1,352 @@
+// Tests of the numeric text-table parser (datasets/src/text_table.*): delimiters, line endings,
+// missing values, headers, and the location (file, line, column) of every malformed-input error.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "datasets/src/data_error.hpp"
+#include "datasets/src/text_table.hpp"
+
+using namespace std::string_literals;
+using bnn::data::DataError;
+using bnn::data::Delimiter;
+using bnn::data::Header;
+using bnn::data::NumericTable;
+using bnn::data::parse_numeric_table;
+using bnn::data::TextFormat;
+
+namespace {
+
+const std::string kFile = "table.txt";
+
+TextFormat fmt(Delimiter d = Delimiter::automatic, Header h = Header::absent, bool missing = false) {
+  return TextFormat{d, h, missing};
+}
+
+// Parses `text` expecting a DataError; returns it (empty optional if none was thrown).
+std::optional<DataError> parse_error(std::string_view text, const TextFormat& format = {}) {
+  try {
+    parse_numeric_table(text, kFile, format);
+  } catch (const DataError& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
+// The DataError must name the file, the line and (when > 0) the column, both in its accessors
+// and at the start of what(); `fragment` must occur in the message.
+void require_located(const std::optional<DataError>& error, long line, long column,
+                     const std::string& fragment) {
+  REQUIRE(error.has_value());
+  const std::string what = error->what();
+  CAPTURE(what);
+  CHECK(error->file() == kFile);
+  CHECK(error->line() == line);
+  CHECK(error->column() == column);
+  std::string prefix = kFile;
+  if (line > 0) prefix += ", line " + std::to_string(line);
+  if (column > 0) prefix += ", column " + std::to_string(column);
+  prefix += ": ";
+  CHECK(what.rfind(prefix, 0) == 0);
+  CHECK(what.find(fragment) != std::string::npos);
+}
+
+void require_matrix(const NumericTable& t, const std::vector<std::vector<double>>& expected) {
+  REQUIRE(t.values.rows() == static_cast<Eigen::Index>(expected.size()));
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    REQUIRE(t.values.cols() == static_cast<Eigen::Index>(expected[i].size()));
+    for (std::size_t j = 0; j < expected[i].size(); ++j) {
+      CAPTURE(i, j);
+      CHECK(t.values(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) == expected[i][j]);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("text table: whitespace, tab and comma delimiters", "[text_table]") {
+  const std::vector<std::vector<double>> expected = {{1, 2.5, -3}, {4e-3, 5, 6}};
+  SECTION("spaces, repeated and leading/trailing") {
+    const auto t = parse_numeric_table("1 2.5   -3\n  4e-3 5 6  \n", kFile, fmt(Delimiter::whitespace));
+    require_matrix(t, expected);
+    CHECK(t.line_numbers == std::vector<long>{1, 2});
+    CHECK(t.names.empty());
+    CHECK(t.missing_count == 0);
+    CHECK(t.file == kFile);
+  }
+  SECTION("tabs, with a trailing tab and space") {
+    require_matrix(parse_numeric_table("1\t2.5\t-3\t \n4e-3\t5\t6\n", kFile, fmt(Delimiter::whitespace)),
+                   expected);
+  }
+  SECTION("commas, with spaces around fields") {
+    require_matrix(parse_numeric_table("1,2.5, -3\n4e-3 ,5,6\n", kFile, fmt(Delimiter::comma)), expected);
+  }
+  SECTION("automatic: comma detected") {
+    require_matrix(parse_numeric_table("1,2.5,-3\n4e-3,5,6\n", kFile, fmt()), expected);
+    std::vector<std::size_t> widths;
+    const Delimiter used = bnn::data::for_each_row(
+        "1,2.5,-3\n4e-3,5,6\n", kFile, Delimiter::automatic,
+        [&](long, const std::vector<std::string_view>& f) { widths.push_back(f.size()); });
+    CHECK(used == Delimiter::comma);
+    CHECK(widths == std::vector<std::size_t>{3, 3});
+  }
+  SECTION("automatic: whitespace detected") {
+    require_matrix(parse_numeric_table("1 2.5\t-3\n4e-3 5 6\n", kFile, fmt()), expected);
+    const Delimiter used = bnn::data::for_each_row("1 2\n", kFile, Delimiter::automatic,
+                                                   [](long, const auto&) {});
+    CHECK(used == Delimiter::whitespace);
+  }
+  SECTION("whitespace mode does not split on commas") {
+    require_located(parse_error("1,2\n", fmt(Delimiter::whitespace)), 1, 1, "non-numeric value '1,2'");
+  }
+  SECTION("automatic mode decides on the first row") {
+    require_located(parse_error("1\n3,4\n"), 2, 1, "non-numeric value '3,4'");
+  }
+  SECTION("numbers in various notations") {
+    require_matrix(parse_numeric_table("+1 .5 5. -0.25 1E3 2e+2 -1.5e-2\n", kFile, fmt()),
+                   {{1, 0.5, 5, -0.25, 1000, 200, -0.015}});
+  }
+  SECTION("parse_delimiter names") {
+    CHECK(bnn::data::parse_delimiter("auto") == Delimiter::automatic);
+    CHECK(bnn::data::parse_delimiter("whitespace") == Delimiter::whitespace);
+    CHECK(bnn::data::parse_delimiter("tab") == Delimiter::whitespace);
+    CHECK(bnn::data::parse_delimiter("space") == Delimiter::whitespace);
+    CHECK(bnn::data::parse_delimiter("comma") == Delimiter::comma);
+    CHECK_THROWS_AS(bnn::data::parse_delimiter("semicolon"), std::invalid_argument);
+  }
+}
+
+TEST_CASE("text table: LF, CRLF and CR CR LF line endings, trailing blank lines", "[text_table]") {
+  const std::vector<std::vector<double>> expected = {{1, 2}, {3, 4}};
+  for (const std::string& eol : {"\n"s, "\r\n"s, "\r\r\n"s}) {
+    CAPTURE(eol.size());
+    for (const std::string& sep : {" "s, ","s}) {
+      const std::string body = "1" + sep + "2" + eol + "3" + sep + "4";
+      const auto with_final = parse_numeric_table(body + eol, kFile, fmt());
+      require_matrix(with_final, expected);
+      CHECK(with_final.line_numbers == std::vector<long>{1, 2});
+      require_matrix(parse_numeric_table(body, kFile, fmt()), expected);  // no final newline
+      const auto blanks = parse_numeric_table(body + eol + eol + "  " + eol + "\t" + eol, kFile, fmt());
+      require_matrix(blanks, expected);
+      CHECK(blanks.line_numbers == std::vector<long>{1, 2});
+    }
+  }
+  SECTION("line numbers count every line") {
+    const auto t = parse_numeric_table("a b\r\n1 2\r\n3 4\r\n5 6\r\n\r\n", kFile, fmt(Delimiter::automatic, Header::present));
+    CHECK(t.line_numbers == std::vector<long>{2, 3, 4});
+  }
+}
+
+TEST_CASE("text table: '?' is accepted only with allow_missing", "[text_table]") {
+  SECTION("allowed: NaN and counted") {
+    const auto t = parse_numeric_table("1,?,3\n?,5,?\n", kFile, fmt(Delimiter::comma, Header::absent, true));
+    REQUIRE(t.values.rows() == 2);
+    REQUIRE(t.values.cols() == 3);
+    CHECK(t.missing_count == 3);
+    CHECK(std::isnan(t.values(0, 1)));
+    CHECK(std::isnan(t.values(1, 0)));
+    CHECK(std::isnan(t.values(1, 2)));
+    CHECK(t.values(0, 0) == 1);
+    CHECK(t.values(1, 1) == 5);
+    CHECK(t.values(0, 2) == 3);
+  }
+  SECTION("allowed with whitespace delimiter") {
+    const auto t = parse_numeric_table("1 ?\n", kFile, fmt(Delimiter::whitespace, Header::absent, true));
+    CHECK(t.missing_count == 1);
+    CHECK(std::isnan(t.values(0, 1)));
+  }
+  SECTION("not allowed") {
+    require_located(parse_error("1,2,3\n4,?,6\n", fmt(Delimiter::comma)), 2, 2, "missing value '?'");
+    require_located(parse_error("1 2\n3 4\n5 ?\n", fmt(Delimiter::whitespace)), 3, 2, "missing value '?'");
+  }
+  SECTION("only a lone '?' is missing") {
+    require_located(parse_error("1 ??\n", fmt(Delimiter::whitespace, Header::absent, true)), 1, 2,
+                    "non-numeric value '?\?'");
+    require_located(parse_error("1,? 2\n", fmt(Delimiter::comma, Header::absent, true)), 1, 2,
+                    "non-numeric value '? 2'");
+  }
+}
+
+TEST_CASE("text table: header automatic, present and absent", "[text_table]") {
+  SECTION("automatic, with a header row") {
+    const auto t = parse_numeric_table("x1,x2,y\n1,2,3\n4,5,6\n", kFile, fmt(Delimiter::automatic, Header::automatic));
+    CHECK(t.names == std::vector<std::string>{"x1", "x2", "y"});
+    require_matrix(t, {{1, 2, 3}, {4, 5, 6}});
+    CHECK(t.line_numbers == std::vector<long>{2, 3});
+  }
+  SECTION("automatic, without a header row") {
+    const auto t = parse_numeric_table("1 2\n3 4\n", kFile, fmt(Delimiter::automatic, Header::automatic));
+    CHECK(t.names.empty());
+    require_matrix(t, {{1, 2}, {3, 4}});
+  }
+  SECTION("automatic: a first row with '?' is data") {
+    const auto t = parse_numeric_table("1 ?\n3 4\n", kFile, fmt(Delimiter::automatic, Header::automatic, true));
+    CHECK(t.names.empty());
+    CHECK(t.values.rows() == 2);
+  }
+  SECTION("present: the first row is a header even if numeric") {
+    const auto t = parse_numeric_table("10 20\n3 4\n", kFile, fmt(Delimiter::automatic, Header::present));
+    CHECK(t.names == std::vector<std::string>{"10", "20"});
+    require_matrix(t, {{3, 4}});
+    CHECK(t.line_numbers == std::vector<long>{2});
+  }
+  SECTION("absent: a text first row is an error") {
+    require_located(parse_error("a b\n1 2\n", fmt(Delimiter::automatic, Header::absent)), 1, 1,
+                    "non-numeric value 'a'");
+  }
+  SECTION("automatic: a second text row is an error at its line") {
+    require_located(parse_error("a b\nc d\n", fmt(Delimiter::automatic, Header::automatic)), 2, 1,
+                    "non-numeric value 'c'");
+  }
+  SECTION("a header and no data") {
+    for (const Header h : {Header::automatic, Header::present}) {
+      const auto e = parse_error("a b\n\n", fmt(Delimiter::automatic, h));
+      require_located(e, 0, 0, "no data rows");
+    }
+  }
+  SECTION("a header wider than the data is a ragged row") {
+    require_located(parse_error("a b c\n1 2\n", fmt(Delimiter::automatic, Header::automatic)), 2, 3,
+                    "row has 2 columns but line 1 has 3");
+  }
+}
+
+TEST_CASE("text table: malformed input gives DataError with file, line and column", "[text_table]") {
+  SECTION("ragged row, too few fields") {
+    require_located(parse_error("1 2 3\n4 5 6\n7 8\n"), 3, 3, "row has 2 columns but line 1 has 3");
+  }
+  SECTION("ragged row, too many fields") {
+    require_located(parse_error("1,2\n3,4,5\n"), 2, 3, "row has 3 columns but line 1 has 2");
+  }
+  SECTION("ragged row after a header, CRLF endings") {
+    require_located(parse_error("a,b\r\n1,2\r\n3\r\n", fmt(Delimiter::comma, Header::present)), 3, 2,
+                    "row has 1 columns but line 1 has 2");
+  }
+  SECTION("non-numeric token") {
+    require_located(parse_error("1 2\n3 4x\n"), 2, 2, "non-numeric value '4x'");
+    require_located(parse_error("1,2\n3,abc\n"), 2, 2, "non-numeric value 'abc'");
+    require_located(parse_error("1 0x10\n"), 1, 2, "non-numeric value '0x10'");
+    require_located(parse_error("1 +-2\n"), 1, 2, "non-numeric value '+-2'");
+    require_located(parse_error("1 1e\n"), 1, 2, "non-numeric value '1e'");
+  }
+  SECTION("nan, inf and overflowing tokens") {
+    for (const std::string& token : {"nan"s, "NaN"s, "-nan"s, "inf"s, "-inf"s, "+inf"s, "Infinity"s,
+                                    "1e999"s, "-1e999"s, "1.8e308"s}) {
+      CAPTURE(token);
+      require_located(parse_error("1 2\n3 " + token + "\n"), 2, 2, "non-finite value '" + token + "'");
+      require_located(parse_error("1," + token + "\n", fmt(Delimiter::comma)), 1, 2, "non-finite");
+    }
+  }
+  SECTION("empty file") {
+    require_located(parse_error(""), 0, 0, "the file is empty");
+    require_located(parse_error("", fmt(Delimiter::comma, Header::automatic)), 0, 0, "the file is empty");
+  }
+  SECTION("whitespace-only file") {
+    require_located(parse_error("  \n\t\n\r\n \r\r\n"), 0, 0, "the file is empty");
+    require_located(parse_error("\n"), 0, 0, "the file is empty");
+  }
+  SECTION("blank line inside the table") {
+    require_located(parse_error("1 2\n\n3 4\n"), 2, 0, "blank line inside the table");
+    require_located(parse_error("1 2\r\n3 4\r\n \t \r\n5 6\r\n"), 3, 0, "data follows on line 4");
+    require_located(parse_error("\n1 2\n"), 1, 0, "blank line");  // a leading blank line
+  }
+  SECTION("empty comma field") {
+    require_located(parse_error("1,2,3\n4,,6\n"), 2, 2, "empty field");
+    require_located(parse_error("1,2,\n"), 1, 3, "empty field");
+    require_located(parse_error(",1,2\n"), 1, 1, "empty field");
+    require_located(parse_error("1, ,2\n"), 1, 2, "empty field");
+    require_located(parse_error("1,2\n3,4\n5,\t\n", fmt(Delimiter::comma)), 3, 2, "empty field");
+  }
+  SECTION("lone carriage return inside a line") {
+    require_located(parse_error("1 2\r3 4\n"), 1, 0, "carriage return inside a line");
+    require_located(parse_error("1 2\n3\r4\n5 6\n"), 2, 0, "carriage return inside a line");
+    require_located(parse_error("1,2\r\n3,4\r5,6\r\n"), 2, 0, "carriage return inside a line");
+  }
+  SECTION("NUL bytes") {
+    require_located(parse_error("1 2\n3 \0\n"s), 2, 2, "non-numeric value '\\x00'");
+    require_located(parse_error("1 2\n3 4\0\n"s), 2, 2, "non-numeric value '4\\x00'");
+    require_located(parse_error("\0"s), 1, 1, "non-numeric value '\\x00'");
+    require_located(parse_error("1,\0,3\n"s), 1, 2, "non-numeric value '\\x00'");
+    require_located(parse_error("1\n\0\0\0\n"s, fmt(Delimiter::whitespace, Header::automatic)), 2, 1,
+                    "non-numeric value '\\x00\\x00\\x00'");
+  }
+  SECTION("an unnamed input is called <input>") {
+    try {
+      parse_numeric_table("x\n", "", fmt());
+      FAIL("no DataError");
+    } catch (const DataError& e) {
+      CHECK(std::string(e.what()).rfind("<input>, line 1, column 1: ", 0) == 0);
+    }
+  }
+}
+
+TEST_CASE("text table: parse_number", "[text_table]") {
+  double v = -1.0;
+  CHECK(bnn::data::parse_number("42", v));
+  CHECK(v == 42.0);
+  CHECK(bnn::data::parse_number("+2.5", v));
+  CHECK(v == 2.5);
+  CHECK(bnn::data::parse_number("-1e-3", v));
+  CHECK(v == -1e-3);
+  CHECK(bnn::data::parse_number("1e-310", v));  // subnormal
+  CHECK(v == 1e-310);
+  for (const char* bad : {"", "+", "-", "+-1", "++1", "1e", "e5", "0x10", " 1", "1 ", "1,5", "inf", "nan",
+                          "1e999", "?"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(bnn::data::parse_number(bad, v));
+  }
+}
+
+TEST_CASE("text table: values too small for a double read as zero", "[text_table]") {
+  // 1e-400 is a finite decimal number that rounds to 0; strtod and numpy read it as 0.0.
+  double v = -1.0;
+  CHECK(bnn::data::parse_number("1e-400", v));
+  CHECK(v == 0.0);
+  CHECK(bnn::data::parse_number("-0.00001e-320", v));
+  CHECK(v == 0.0);
+  CHECK(std::signbit(v));
+  // Exponents at the limits of a long.
+  CHECK(bnn::data::parse_number("0.01e-9223372036854775807", v));
+  CHECK(v == 0.0);
+  CHECK(bnn::data::parse_number("0.01e-99999999999999999999999", v));
+  CHECK_FALSE(bnn::data::parse_number("100e9223372036854775807", v));
+  CHECK_FALSE(bnn::data::parse_number("100e+99999999999999999999999", v));
+  const auto t = parse_numeric_table("1 1e-400\n2 3\n", kFile, fmt());
+  CHECK(t.values(0, 1) == 0.0);
+  // ... but overflow stays an error.
+  require_located(parse_error("1 100000e304\n"), 1, 2, "non-finite value");
+}
+
+TEST_CASE("text table: reading files", "[text_table]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(BNNBENCH_TEST_SCRATCH) / "text_table";
+  fs::create_directories(dir);
+  const std::string path = (dir / "t.csv").string();
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "a,b\r\n1,2\r\n3,x\r\n";
+  }
+  try {
+    bnn::data::read_numeric_table(path, fmt(Delimiter::comma, Header::present));
+    FAIL("no DataError");
+  } catch (const DataError& e) {
+    CHECK(e.file() == path);
+    CHECK(e.line() == 3);
+    CHECK(e.column() == 2);
+    CHECK(std::string(e.what()).rfind(path + ", line 3, column 2: non-numeric value 'x'", 0) == 0);
+  }
+  const std::string missing = (dir / "does-not-exist.txt").string();
+  try {
+    bnn::data::read_numeric_table(missing);
+    FAIL("no DataError");
+  } catch (const DataError& e) {
+    CHECK(e.file() == missing);
+    CHECK(e.line() == 0);
+    CHECK(std::string(e.what()).find("cannot open") != std::string::npos);
+  }
+}
