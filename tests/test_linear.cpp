@@ -4,6 +4,8 @@
 #include <boost/math/quadrature/exp_sinh.hpp>
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <catch2/catch.hpp>
+
+#include "test_helpers.hpp"
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
 #include <cmath>
@@ -28,15 +30,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The message of the std::invalid_argument thrown by f (other exceptions propagate).
-template <class F>
-std::string invalid_argument_message(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "<no std::invalid_argument thrown>";
-}
+using bnn::test::invalid_argument_message;
 
 // Four points, one feature.
 bnn::RegressionData tiny_data() {

@@ -3,6 +3,8 @@
 // versions: reproducibility of published runs depends on them.
 #include <algorithm>
 #include <catch2/catch.hpp>
+
+#include "test_helpers.hpp"
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -41,15 +43,7 @@ struct TestOptions {
   }
 };
 
-template <class F>
-std::string invalid_argument_message(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "<no std::invalid_argument thrown>";
-}
+using bnn::test::invalid_argument_message;
 
 TestOptions with(const bnn::ParamMap& overrides) {
   TestOptions o;
