@@ -2,6 +2,7 @@
 // evaluation (the optimizer's unit of work) at the sizes of the EP-NN paper's data sets:
 // housing folds (455 x 13), crime folds (1794 x 102) and kin40k (5000 x 100).
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 
 #include "methods/core/rng.hpp"
 #include "methods/gp/gp_regression.hpp"
@@ -32,4 +33,10 @@ BENCHMARK(BM_GpEvidenceAndGradient)->Args({455, 13, 1})->Args({1794, 102, 1})->A
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // as bnnbench does
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+}

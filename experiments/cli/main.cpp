@@ -1,5 +1,7 @@
 // bnnbench: reruns published experiments on Bayesian neural networks for regression and
 // writes the papers' tables with the papers' numbers beside ours.
+#include <malloc.h>
+
 #include <boost/program_options/errors.hpp>
 #include <iostream>
 #include <string>
@@ -36,6 +38,10 @@ Examples:
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Methods allocate and free many matrices of the same large size (e.g. n x n kernels in
+  // every optimizer step): keep them in the heap instead of mapping fresh pages each time.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string command_line = "bnnbench";
   for (const auto& a : args) command_line += " " + a;

@@ -6,6 +6,7 @@
 #include <limits>
 #include <numbers>
 
+#include "methods/core/lapack.hpp"
 #include "methods/core/options.hpp"
 
 namespace bnn::gp {
@@ -13,16 +14,18 @@ namespace {
 
 constexpr double kLogBound = 15.0;  // log-parameters are kept in [-15, 15]
 
-// Cholesky of K + noise I, adding jitter (relative to the mean diagonal) only on failure.
-bool factorize(Eigen::MatrixXd& K, double& jitter, Eigen::LLT<Eigen::MatrixXd>& llt) {
-  llt.compute(K);
-  if (llt.info() == Eigen::Success) return true;
-  const double scale = K.diagonal().mean();
+// Cholesky of C = K + noise I in place (lower triangle), adding jitter (relative to the
+// mean diagonal) only if the factorization fails. `C` must hold the full matrix on entry.
+bool factorize(Eigen::MatrixXd& C, double& jitter) {
+  const Eigen::VectorXd diagonal = C.diagonal();
+  if (lapack::cholesky_lower(C)) return true;
+  // dpotrf leaves the strict upper triangle alone: rebuild C from it and the saved diagonal.
+  const double scale = diagonal.mean();
   for (double j = 1e-10; j <= 1e-4; j *= 10.0) {
-    K.diagonal().array() += (j - jitter) * scale;
-    jitter = j;
-    llt.compute(K);
-    if (llt.info() == Eigen::Success) return true;
+    C.triangularView<Eigen::StrictlyLower>() = C.transpose();
+    C.diagonal() = diagonal.array() + j * scale;
+    jitter = j * scale;
+    if (lapack::cholesky_lower(C)) return true;
   }
   return false;
 }
@@ -66,40 +69,37 @@ Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd
   Evidence e;
   const Eigen::Index n = X.rows();
   const Hyperparameters h = from_log_vector(theta, X.cols(), ard);
-  const NnKernelTerms terms = nn_kernel_terms(X, h.kernel);
-  Eigen::MatrixXd K = terms.kernel;
-  K.diagonal().array() += h.noise_variance;
-  Eigen::LLT<Eigen::MatrixXd> llt;
-  if (!factorize(K, e.jitter, llt)) {
+  NnKernelTerms terms = nn_kernel_terms(X, h.kernel);
+  Eigen::MatrixXd C = std::move(terms.kernel);
+  C.diagonal().array() += h.noise_variance;
+  if (!factorize(C, e.jitter)) {
     e.ok = false;
     e.log_marginal_likelihood = -std::numeric_limits<double>::infinity();
     return e;
   }
-  const Eigen::VectorXd alpha = llt.solve(y);
-  const Eigen::MatrixXd L = llt.matrixL();
-  e.log_marginal_likelihood = -0.5 * y.dot(alpha) - L.diagonal().array().log().sum() -
+  Eigen::VectorXd alpha = C.triangularView<Eigen::Lower>().solve(y);
+  e.log_marginal_likelihood = -0.5 * alpha.squaredNorm() - C.diagonal().array().log().sum() -
                               0.5 * static_cast<double>(n) * std::log(2.0 * std::numbers::pi);
   if (!with_gradient) return e;
-  // d log p / d theta = 1/2 tr((alpha alpha' - K^-1) dK/dtheta) (Rasmussen & Williams eq. 5.9).
-  // W = (alpha alpha' - K^-1) / 2 with K^-1 = L^-T L^-1 as symmetric rank updates (lower half).
-  Eigen::MatrixXd inverse_factor = Eigen::MatrixXd::Identity(n, n);
-  llt.matrixL().solveInPlace(inverse_factor);  // L^-1
-  Eigen::MatrixXd W = Eigen::MatrixXd::Zero(n, n);
-  W.selfadjointView<Eigen::Lower>().rankUpdate(inverse_factor.transpose(), -0.5);
-  inverse_factor.resize(0, 0);
-  W.selfadjointView<Eigen::Lower>().rankUpdate(alpha, 0.5);
-  W.triangularView<Eigen::StrictlyUpper>() = W.transpose();
-  const NnKernelGradient g = nn_kernel_contract(X, h.kernel, terms, W);
+  C.triangularView<Eigen::Lower>().transpose().solveInPlace(alpha);  // alpha = C^-1 y
+  // d log p / d theta = tr(W dC/dtheta), W = (alpha alpha' - C^-1) / 2 (Rasmussen & Williams eq. 5.9).
+  lapack::inverse_from_cholesky(C);
+  Eigen::MatrixXd& W = C;
+  W *= -0.5;
+  W.noalias() += 0.5 * alpha * alpha.transpose();
   e.gradient.resize(theta.size());
-  e.gradient[0] = g.log_signal_variance;
+  const double trace_w = W.trace();
+  e.gradient[theta.size() - 1] = h.noise_variance * trace_w;
+  // sum_ij W_ij K_ij = tr(W (C - noise I)) = (y'alpha - n)/2 - noise tr(W): K itself is not needed.
+  e.gradient[0] = 0.5 * (y.dot(alpha) - static_cast<double>(n)) - h.noise_variance * trace_w;
+  const NnKernelGradient g = nn_kernel_contract(X, h.kernel, terms, W);
   e.gradient[1] = g.log_bias_variance;
   if (ard) e.gradient.segment(2, X.cols()) = g.log_input_variances;
   else e.gradient[2] = g.log_input_variances.sum();
-  e.gradient[theta.size() - 1] = h.noise_variance * W.trace();
   return e;
 }
 
-Model::Model(Eigen::MatrixXd X, Hyperparameters h, Eigen::LLT<Eigen::MatrixXd> cholesky, Eigen::VectorXd alpha,
+Model::Model(Eigen::MatrixXd X, Hyperparameters h, Eigen::MatrixXd cholesky, Eigen::VectorXd alpha,
              FitReport report)
     : X_(std::move(X)), h_(std::move(h)), cholesky_(std::move(cholesky)), alpha_(std::move(alpha)),
       report_(std::move(report)) {}
@@ -107,24 +107,24 @@ Model::Model(Eigen::MatrixXd X, Hyperparameters h, Eigen::LLT<Eigen::MatrixXd> c
 std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   const Eigen::MatrixXd Ks = nn_kernel_cross(X, X_, h_.kernel);  // m x n
   const Eigen::VectorXd mean = Ks * alpha_;
-  const Eigen::MatrixXd V = cholesky_.matrixL().solve(Ks.transpose());  // n x m
+  const Eigen::MatrixXd V = cholesky_.triangularView<Eigen::Lower>().solve(Ks.transpose());  // n x m
   Eigen::VectorXd variance = nn_kernel_diagonal(X, h_.kernel) - V.colwise().squaredNorm().transpose();
   variance = variance.cwiseMax(0.0).array() + h_.noise_variance;
   return std::make_unique<GaussianPredictive>(mean, variance);
 }
 
 Model condition(const RegressionData& train, const Hyperparameters& h, FitReport report) {
-  Eigen::MatrixXd K = nn_kernel_terms(train.X, h.kernel).kernel;
-  K.diagonal().array() += h.noise_variance;
+  Eigen::MatrixXd C = nn_kernel_terms(train.X, h.kernel).kernel;
+  C.diagonal().array() += h.noise_variance;
   double jitter = 0.0;
-  Eigen::LLT<Eigen::MatrixXd> llt;
-  if (!factorize(K, jitter, llt)) {
+  if (!factorize(C, jitter)) {
     report.status = FitStatus::numerical_error;
     report.message = "the kernel matrix is not positive definite even with jitter";
   }
   if (jitter > 0) report.warnings.push_back("jitter " + option_detail::format_double(jitter) + " added to the kernel diagonal");
-  Eigen::VectorXd alpha = llt.solve(train.y);
-  return Model(train.X, h, std::move(llt), std::move(alpha), std::move(report));
+  Eigen::VectorXd alpha = C.triangularView<Eigen::Lower>().solve(train.y);
+  C.triangularView<Eigen::Lower>().transpose().solveInPlace(alpha);
+  return Model(train.X, h, std::move(C), std::move(alpha), std::move(report));
 }
 
 namespace {
@@ -170,7 +170,7 @@ StartResult optimize(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, bool ar
   param.epsilon = 1e-8;
   param.epsilon_rel = options.gradient_tolerance;
   param.past = 1;
-  param.delta = 1e-10;  // also stop when the objective stops improving
+  param.delta = 1e-7;  // also stop when the objective improves by less than this (relative)
   param.max_linesearch = 40;
   LBFGSpp::LBFGSBSolver<double> solver(param);
   const Eigen::VectorXd lower = Eigen::VectorXd::Constant(theta.size(), -kLogBound);

@@ -3,7 +3,6 @@
 // Gaussian noise; hyperparameters by type-II maximum likelihood (uniform priors on the log
 // scale, as in the EP-NN paper's GP and GP-ARD baselines) with analytic gradients, L-BFGS-B
 // and seeded restarts; the restart with the highest marginal likelihood is kept.
-#include <Eigen/Cholesky>
 #include <Eigen/Core>
 
 #include "methods/core/model.hpp"
@@ -14,9 +13,9 @@ namespace bnn::gp {
 
 struct Options {
   bool ard = false;  // one variance per input (GP-ARD) instead of one shared (GP)
-  int restarts = 2;  // random starts besides the deterministic one(s)
+  int restarts = 1;  // random starts besides the deterministic one(s)
   int max_iterations = 300;
-  double gradient_tolerance = 1e-5;  // relative, for L-BFGS-B convergence
+  double gradient_tolerance = 1e-3;  // relative, for L-BFGS-B convergence
   double initial_signal_variance = 1.0;
   double initial_bias_variance = 1.0;
   double initial_input_variance = 1.0;
@@ -58,8 +57,8 @@ Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd
 
 class Model final : public bnn::Model {
  public:
-  Model(Eigen::MatrixXd X, Hyperparameters h, Eigen::LLT<Eigen::MatrixXd> cholesky, Eigen::VectorXd alpha,
-        FitReport report);
+  // `cholesky` holds L (K + noise I = L L') in its lower triangle.
+  Model(Eigen::MatrixXd X, Hyperparameters h, Eigen::MatrixXd cholesky, Eigen::VectorXd alpha, FitReport report);
   std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
   const FitReport& report() const override { return report_; }
   const Hyperparameters& hyperparameters() const { return h_; }
@@ -67,7 +66,7 @@ class Model final : public bnn::Model {
  private:
   Eigen::MatrixXd X_;
   Hyperparameters h_;
-  Eigen::LLT<Eigen::MatrixXd> cholesky_;
+  Eigen::MatrixXd cholesky_;
   Eigen::VectorXd alpha_;
   FitReport report_;
 };

@@ -33,7 +33,13 @@ NnKernelTerms nn_kernel_terms(const Eigen::MatrixXd& X, const NnKernelParams& p)
   t.z.array().rowwise() *= t.r.transpose().array();
   t.z.triangularView<Eigen::StrictlyUpper>() = t.z.transpose();
   t.z = t.z.cwiseMax(-1.0).cwiseMin(1.0);
-  t.kernel = (p.signal_variance * kTwoOverPi) * t.z.array().asin().matrix();
+  // asin on the lower triangle only (the costliest elementwise step), then mirrored.
+  const Eigen::Index n = X.rows();
+  t.kernel.resize(n, n);
+  const double scale = p.signal_variance * kTwoOverPi;
+  for (Eigen::Index j = 0; j < n; ++j)
+    t.kernel.col(j).tail(n - j) = scale * t.z.col(j).tail(n - j).array().asin().matrix();
+  t.kernel.triangularView<Eigen::StrictlyUpper>() = t.kernel.transpose();
   return t;
 }
 
@@ -54,20 +60,27 @@ Eigen::VectorXd nn_kernel_diagonal(const Eigen::MatrixXd& X, const NnKernelParam
 }
 
 NnKernelGradient nn_kernel_contract(const Eigen::MatrixXd& X, const NnKernelParams& p,
-                                    const NnKernelTerms& t, const Eigen::MatrixXd& W) {
+                                    const NnKernelTerms& t, Eigen::MatrixXd& W) {
   NnKernelGradient g;
-  g.log_signal_variance = (W.array() * t.kernel.array()).sum();
   // dk/dz = sf2 (2/pi) / sqrt(1 - z^2); dz_ij/dS_kk = 2 x_ik x_jk r_i r_j - z_ij (x_ik^2 r_i^2 + x_jk^2 r_j^2).
-  const Eigen::ArrayXXd G =
-      W.array() * (p.signal_variance * kTwoOverPi) * (1.0 - t.z.array().square()).max(1e-300).rsqrt();
-  Eigen::MatrixXd H = G.matrix();
-  H.array().colwise() *= t.r.array();
-  H.array().rowwise() *= t.r.transpose().array();
-  const Eigen::VectorXd v = (G * t.z.array()).matrix().rowwise().sum();  // (G o Z) 1
+  // One pass over the columns: G = W o dk/dz, v = (G o Z) 1 (G, Z symmetric, so column sums),
+  // and W becomes H = G o r r'.
+  const Eigen::Index n = W.rows();
+  const double scale = p.signal_variance * kTwoOverPi;
+  Eigen::VectorXd v(n);
+  double h_sum = 0.0;
+  for (Eigen::Index j = 0; j < n; ++j) {
+    auto w = W.col(j).array();
+    const auto z = t.z.col(j).array();
+    w *= scale * (1.0 - z.square()).max(1e-300).rsqrt();
+    v[j] = (w * z).sum();
+    w *= t.r.array() * t.r[j];
+    h_sum += w.sum();
+  }
   const Eigen::VectorXd r2v = t.r.array().square() * v.array();
   // Bias (u_0 = 1): 2 1'H1 - 2 sum_i r_i^2 v_i.
-  g.log_bias_variance = p.bias_variance * (2.0 * H.sum() - 2.0 * r2v.sum());
-  const Eigen::MatrixXd M = H * X;  // n x d
+  g.log_bias_variance = p.bias_variance * (2.0 * h_sum - 2.0 * r2v.sum());
+  const Eigen::MatrixXd M = W * X;  // n x d
   const Eigen::VectorXd first = 2.0 * (X.array() * M.array()).colwise().sum().transpose();
   const Eigen::VectorXd second = 2.0 * (X.array().square().matrix().transpose() * r2v);
   g.log_input_variances = p.input_variances.array() * (first - second).array();

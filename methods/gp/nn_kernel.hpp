@@ -28,13 +28,13 @@ Eigen::VectorXd nn_kernel_diagonal(const Eigen::MatrixXd& X, const NnKernelParam
 
 // Gradients of sum_ij W_ij k(x_i, x_j) with respect to log(bias_variance) and
 // log(input_variances[k]) for a symmetric weight matrix W (the contraction the marginal
-// likelihood gradient needs), in O(n^2 d).
+// likelihood gradient needs), in O(n^2 d). W is overwritten. (The signal variance's
+// gradient is sum_ij W_ij k_ij, which callers usually know in closed form.)
 struct NnKernelGradient {
-  double log_signal_variance = 0.0;
   double log_bias_variance = 0.0;
   Eigen::VectorXd log_input_variances;
 };
 NnKernelGradient nn_kernel_contract(const Eigen::MatrixXd& X, const NnKernelParams& p,
-                                    const NnKernelTerms& terms, const Eigen::MatrixXd& W);
+                                    const NnKernelTerms& terms, Eigen::MatrixXd& W);
 
 }  // namespace bnn::gp

@@ -1,0 +1,36 @@
+#include "lapack.hpp"
+
+#include <stdexcept>
+
+extern "C" {
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
+void dpotri_(const char* uplo, const int* n, double* a, const int* lda, int* info);
+}
+
+namespace bnn::lapack {
+namespace {
+int checked_size(const Eigen::MatrixXd& A) {
+  if (A.rows() != A.cols()) throw std::invalid_argument("lapack: matrix is not square");
+  if (A.rows() > 2147483647) throw std::invalid_argument("lapack: matrix too large");
+  return static_cast<int>(A.rows());
+}
+}  // namespace
+
+bool cholesky_lower(Eigen::MatrixXd& A) {
+  const int n = checked_size(A);
+  if (n == 0) return true;
+  int info = 0;
+  dpotrf_("L", &n, A.data(), &n, &info);
+  return info == 0;
+}
+
+void inverse_from_cholesky(Eigen::MatrixXd& A) {
+  const int n = checked_size(A);
+  if (n == 0) return;
+  int info = 0;
+  dpotri_("L", &n, A.data(), &n, &info);
+  if (info != 0) throw std::runtime_error("lapack: dpotri failed (singular factor)");
+  A.triangularView<Eigen::StrictlyUpper>() = A.transpose();
+}
+
+}  // namespace bnn::lapack
