@@ -430,3 +430,58 @@ TEST_CASE("report marks differences beyond two combined standard errors", "[repo
   CHECK_THAT(render_csv(r), Catch::Contains("pbp-cubic,linear,rmse,11.5,0.6454972244,4,14,0.1"));
   CHECK_THAT(render_latex(r), Catch::Contains("\\toprule") && Catch::Contains("$\\pm$"));
 }
+
+TEST_CASE("figure grids: product and one-at-a-time", "[grid]") {
+  GridSpec product;
+  product.axes = {{-1.0, 1.0, 3}, {0.0, 2.0, 5}};
+  const GridPoints p = make_grid(product, 2);
+  REQUIRE(p.X.rows() == 15);
+  CHECK(p.varied.empty());
+  CHECK(p.X(0, 0) == -1.0);
+  CHECK(p.X(0, 1) == 0.0);
+  CHECK(p.X(1, 1) == 0.5);   // the last input varies fastest
+  CHECK(p.X(5, 0) == 0.0);
+  CHECK(p.X(14, 0) == 1.0);
+  CHECK(p.X(14, 1) == 2.0);
+  CHECK_THROWS_WITH(make_grid(product, 3), Catch::Contains("2 axes given, but the data set has 3 inputs"));
+
+  GridSpec each;
+  each.mode = GridSpec::Mode::one_at_a_time;
+  each.axes = {{-5.0, 5.0, 11}};
+  each.fixed = 0.5;
+  const GridPoints e = make_grid(each, 3);
+  REQUIRE(e.X.rows() == 33);
+  CHECK(e.varied[0] == 1.0);
+  CHECK(e.varied[32] == 3.0);
+  CHECK(e.X(12, 1) == -4.0);  // second block varies input 2
+  CHECK(e.X(12, 0) == 0.5);
+  CHECK(e.X(12, 2) == 0.5);
+}
+
+TEST_CASE("figure experiment: trained on all rows, predictions stored on the grid", "[grid]") {
+  const auto registry = shipped_registry();
+  const ExperimentSpec spec = load_experiment(find_experiment_file("epnn-case3"));
+  REQUIRE(spec.grid);
+  PlanOptions only;
+  only.only_methods = {"linear"};
+  const Plan plan = make_plan(spec, registry, only);
+  REQUIRE(plan.jobs.size() == 1);
+  CHECK(plan.datasets[0].splits[0].train.size() == 100);
+  CHECK(plan.datasets[0].splits[0].test.empty());
+  ResultsStore store(scratch("grid"));
+  RunOptions options;
+  options.quiet = true;
+  CHECK(run_plan(spec, plan, store, options).failed == 0);
+  const auto grids = store.grids(spec.name);
+  REQUIRE(grids.size() == 1);
+  const GridPredictions& g = grids[0].second;
+  REQUIRE(g.points.X.rows() == 281);
+  for (std::size_t i = 0; i < g.mean.size(); ++i) {
+    CHECK(g.lower95[i] < g.mean[i]);
+    CHECK(g.mean[i] < g.upper95[i]);
+  }
+  // Linear in x: the mean moves by a constant step along the evenly spaced grid.
+  CHECK(g.mean[200] - g.mean[100] == Approx(g.mean[100] - g.mean[0]).epsilon(1e-9));
+  const std::string csv = render_grid_csv(grids);
+  CHECK_THAT(csv, Catch::StartsWith("dataset,method,split,input,x1,mean,sd,lower95,upper95\nepnn-case3,linear,0,,-3.5,"));
+}

@@ -13,6 +13,7 @@ std::string Protocol::describe() const {
   switch (kind) {
     case Kind::published: return "published splits";
     case Kind::kfold: return std::to_string(folds) + "-fold cross-validation";
+    case Kind::all: return "all rows for training (predictions on a grid)";
     case Kind::random: {
       std::string train = train_fraction > 0.0
                               ? std::to_string(static_cast<int>(std::lround(train_fraction * 100))) + "% train"
@@ -69,6 +70,13 @@ std::vector<Split> make_splits(const Protocol& protocol, Eigen::Index rows, std:
       }
       break;
     }
+    case Protocol::Kind::all: {
+      if (rows < 2) too_small("at least 2 are needed");
+      Split s;
+      for (Eigen::Index r = 0; r < rows; ++r) s.train.push_back(r);
+      splits.push_back(std::move(s));
+      break;
+    }
     case Protocol::Kind::random: {
       const long n_train = protocol.train_fraction > 0.0
                                ? std::lround(protocol.train_fraction * static_cast<double>(rows))
@@ -91,7 +99,7 @@ std::vector<Split> make_splits(const Protocol& protocol, Eigen::Index rows, std:
     }
   }
   for (const auto& s : splits)
-    if (s.train.size() < 2 || s.test.empty())
+    if (s.train.size() < 2 || (s.test.empty() && protocol.kind != Protocol::Kind::all))
       throw DataError(dataset, 0, 0, "a split has fewer than 2 training rows or no test rows");
   return splits;
 }

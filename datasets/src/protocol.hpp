@@ -1,7 +1,8 @@
 #pragma once
-// Train/test protocols: the published index files, seeded k-fold cross-validation, and
+// Train/test protocols: the published index files, seeded k-fold cross-validation,
 // repeated seeded random splits given by a training fraction or by sizes (with the rest, or a
-// fixed number, as test points).
+// fixed number, as test points), and "all" (train on every row, no test rows: for figures
+// whose predictions are made on a grid).
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -12,7 +13,7 @@
 namespace bnn::data {
 
 struct Protocol {
-  enum class Kind { published, kfold, random };
+  enum class Kind { published, kfold, random, all };
   Kind kind = Kind::published;
   int folds = 10;               // kfold
   int repeats = 1;              // random

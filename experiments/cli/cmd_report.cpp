@@ -1,11 +1,40 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "common.hpp"
+#include "datasets/src/load.hpp"
 #include "shared.hpp"
 
 namespace bnn::cli {
+namespace {
+// The points of every data set of the spec (original units), for plotting beside the grid.
+std::string observations_csv(const exp::ExperimentSpec& spec, const data::DatasetRegistry& registry,
+                             const std::string& data_dir) {
+  std::vector<data::Dataset> sets;
+  Eigen::Index inputs = 0;
+  for (const auto& d : spec.datasets) {
+    sets.push_back(data::load_dataset(registry.find(d.name), data_dir));
+    inputs = std::max(inputs, sets.back().X.cols());
+  }
+  std::ostringstream out;
+  out.precision(10);
+  out << "dataset,row";
+  for (Eigen::Index j = 0; j < inputs; ++j) out << ",x" << j + 1;
+  out << ",y\n";
+  for (const auto& data : sets)
+    for (Eigen::Index i = 0; i < data.X.rows(); ++i) {
+      out << data.name << "," << i;
+      for (Eigen::Index j = 0; j < inputs; ++j) {
+        out << ",";
+        if (j < data.X.cols()) out << data.X(i, j);
+      }
+      out << "," << data.y[i] << "\n";
+    }
+  return out.str();
+}
+}  // namespace
 
 int cmd_report(const std::vector<std::string>& args) {
   CommonOptions common;
@@ -15,7 +44,9 @@ int cmd_report(const std::vector<std::string>& args) {
   options.add_options()
       ("experiment", po::value(&experiment), "experiment name or spec file")
       ("results", po::value(&results), "results directory (default: results/EXPERIMENT)")
-      ("format", po::value(&format), "md (Markdown), csv (tidy: one row per data set x method x metric), latex (booktabs), or splits (every job's per-split metrics)")
+      ("format", po::value(&format),
+       "md (Markdown), csv (tidy: one row per data set x method x metric), latex (booktabs), splits (every "
+       "job's per-split metrics), grid (figure predictions on the spec's grid), observations (the data sets' points)")
       ("output,o", po::value(&output), "write to this file instead of standard output")
       ("set", po::value(&settings)->composing(), "the --set overrides the run used (to select its results)");
   common.add_to(options);
@@ -34,10 +65,15 @@ int cmd_report(const std::vector<std::string>& args) {
   const exp::ExperimentSpec spec = load_spec(experiment, settings);
   if (results.empty()) results = default_results_dir(spec.name);
   const data::DatasetRegistry registry = common.load_registry();
-  exp::ResultsStore store(results, /*create=*/false);
-  const std::string text =
-      format == "splits" ? exp::render_split_csv(store.jobs(spec.name, false))
-                         : render(exp::build_report(spec, registry, store, exp::load_reference(spec, registry)), format);
+  std::string text;
+  if (format == "observations") {
+    text = observations_csv(spec, registry, common.resolved_data_dir());
+  } else {
+    exp::ResultsStore store(results, /*create=*/false);
+    if (format == "splits") text = exp::render_split_csv(store.jobs(spec.name, false));
+    else if (format == "grid") text = exp::render_grid_csv(store.grids(spec.name));
+    else text = render(exp::build_report(spec, registry, store, exp::load_reference(spec, registry)), format);
+  }
   if (output.empty()) {
     std::cout << text;
   } else {

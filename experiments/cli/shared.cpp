@@ -26,8 +26,9 @@ std::string default_results_dir(const std::string& experiment) {
 }
 
 void check_format(const std::string& format) {
-  if (format != "md" && format != "csv" && format != "latex" && format != "splits")
-    throw std::invalid_argument("--format '" + format + "' must be md, csv, latex or splits");
+  if (format != "md" && format != "csv" && format != "latex" && format != "splits" && format != "grid" &&
+      format != "observations")
+    throw std::invalid_argument("--format '" + format + "' must be md, csv, latex, splits, grid or observations");
 }
 
 std::string render(const exp::ReportData& report, const std::string& format) {

@@ -118,6 +118,7 @@ std::string render_markdown(const ReportData& r) {
   out << "# " << s.name << (s.title.empty() ? "" : ": " + s.title) << "\n\n";
   out << provenance(r, "- ");
   for (const auto& n : r.notes) out << "- Note: " << n << "\n";
+  if (s.grid) out << "- Figure data (predictions on a grid): `bnnbench report " << s.name << " --format grid`; training points: `--format observations`.\n";
   out << "- `*` marks our value where it differs from the paper's by more than two combined standard errors.\n\n";
   if (s.report.layout == "dataset-rows") {
     for (const auto& metric : r.metrics) {
@@ -278,6 +279,30 @@ std::string render_split_csv(const std::vector<JobRecord>& jobs) {
             << "," << j.status << "," << (e.step == 0 ? name : name + "@" + std::to_string(e.step)) << ","
             << buffer << "\n";
       }
+  return out.str();
+}
+
+std::string render_grid_csv(const std::vector<std::pair<JobKey, GridPredictions>>& grids) {
+  Eigen::Index inputs = 0;
+  for (const auto& [key, g] : grids) inputs = std::max(inputs, g.points.X.cols());
+  std::ostringstream out;
+  out << "dataset,method,split,input";
+  for (Eigen::Index j = 0; j < inputs; ++j) out << ",x" << j + 1;
+  out << ",mean,sd,lower95,upper95\n";
+  char buffer[64];
+  const auto num = [&](double v) {
+    std::snprintf(buffer, sizeof buffer, "%.10g", v);
+    return std::string(buffer);
+  };
+  for (const auto& [key, g] : grids)
+    for (Eigen::Index i = 0; i < g.points.X.rows(); ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      out << key.dataset << "," << key.method_label << "," << key.split << ","
+          << (g.points.varied.empty() ? std::string() : num(g.points.varied[k]));
+      for (Eigen::Index j = 0; j < inputs; ++j) out << "," << (j < g.points.X.cols() ? num(g.points.X(i, j)) : "");
+      out << "," << num(g.mean[k]) << "," << num(std::sqrt(g.variance[k])) << "," << num(g.lower95[k]) << ","
+          << num(g.upper95[k]) << "\n";
+    }
   return out.str();
 }
 

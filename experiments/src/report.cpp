@@ -135,7 +135,8 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
   for (const auto& s : stale)
     r.notes.push_back(s + ": the store also holds results made with other options or seed (not shown; pass the run's --set to report them)");
   for (const auto& m : spec.methods)
-    if (!method_available(m.method)) r.notes.push_back("method " + m.label + " (" + m.method + ") is not implemented yet; only the paper's numbers are shown");
+    if (!method_available(m.method)) r.notes.push_back("method " + m.label + " (" + m.method + ") is not implemented yet: no results of ours" +
+                       (spec.reference ? " (the paper's numbers are shown)" : ""));
   return r;
 }
 

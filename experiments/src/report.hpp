@@ -53,6 +53,10 @@ std::string render_latex(const ReportData& report);
 std::string render_csv(const ReportData& report);
 // Every stored job's per-split metrics, tidy: dataset,method,config_hash,split,status,metric,value.
 std::string render_split_csv(const std::vector<JobRecord>& jobs);
+// Figure data: every finished job's grid predictions,
+// dataset,method,split,input,x1..xd,mean,sd,lower95,upper95 (input: the varied input of a
+// one-at-a-time grid, else empty); original units.
+std::string render_grid_csv(const std::vector<std::pair<JobKey, GridPredictions>>& grids);
 
 // Aggregates per-split metric values and pooled test points into the report metrics.
 std::map<std::string, Summary> aggregate_metrics(const std::vector<const JobRecord*>& jobs);

@@ -77,28 +77,50 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
     rec.diagnostics = join_diagnostics(report);
     for (const auto& w : report.warnings) rec.warnings += (rec.warnings.empty() ? "" : "; ") + w;
 
-    Eigen::VectorXd y_eval;
-    if (spec.scale == "original") {
-      predictive = std::make_unique<AffinePredictive>(std::move(predictive), norm.y_mean, norm.y_scale);
-      y_eval = y_test;
-    } else {
-      y_eval = norm.transform_targets(y_test);
-    }
-    Evaluation e;
-    e.step = 0;
-    e.n_train = rec.n_train;
-    e.points = score_points(*predictive, y_eval);
-    e.metrics = split_metrics(e.points);
-    e.metrics["fit_seconds"] = rec.fit_seconds + rec.predict_seconds;
-    e.test_rows.assign(split.test.begin(), split.test.end());
     long non_finite = 0;
-    for (std::size_t i = 0; i < e.points.log_density.size(); ++i)
-      if (!std::isfinite(e.points.log_density[i]) || !std::isfinite(e.points.mean[i])) ++non_finite;
-    rec.evaluations.push_back(std::move(e));
+    if (!split.test.empty()) {
+      Eigen::VectorXd y_eval;
+      if (spec.scale == "original") {
+        predictive = std::make_unique<AffinePredictive>(std::move(predictive), norm.y_mean, norm.y_scale);
+        y_eval = y_test;
+      } else {
+        y_eval = norm.transform_targets(y_test);
+      }
+      Evaluation e;
+      e.step = 0;
+      e.n_train = rec.n_train;
+      e.points = score_points(*predictive, y_eval);
+      e.metrics = split_metrics(e.points);
+      e.metrics["fit_seconds"] = rec.fit_seconds + rec.predict_seconds;
+      e.test_rows.assign(split.test.begin(), split.test.end());
+      for (std::size_t i = 0; i < e.points.log_density.size(); ++i)
+        if (!std::isfinite(e.points.log_density[i]) || !std::isfinite(e.points.mean[i])) ++non_finite;
+      rec.evaluations.push_back(std::move(e));
+    }
+    if (split.test.empty()) {  // figure experiments: no test points, the timing still counts
+      Evaluation e;
+      e.n_train = rec.n_train;
+      e.metrics["fit_seconds"] = rec.fit_seconds + rec.predict_seconds;
+      rec.evaluations.push_back(std::move(e));
+    }
+    if (spec.grid) {
+      // Figures: predictions on the grid, in original units whatever the metrics' scale.
+      GridPredictions g;
+      g.points = make_grid(*spec.grid, pd.data.X.cols());
+      const AffinePredictive on_grid(model->predict(norm.transform_inputs(g.points.X)), norm.y_mean, norm.y_scale);
+      for (Eigen::Index i = 0; i < on_grid.size(); ++i) {
+        g.mean.push_back(on_grid.mean(i));
+        g.variance.push_back(on_grid.variance(i));
+        g.lower95.push_back(on_grid.quantile(i, 0.025));
+        g.upper95.push_back(on_grid.quantile(i, 0.975));
+        if (!std::isfinite(g.mean.back()) || !std::isfinite(g.variance.back())) ++non_finite;
+      }
+      rec.grid = std::move(g);
+    }
     if (non_finite > 0) {
       rec.status = "failed";
-      rec.error = "non-finite predictions at " + std::to_string(non_finite) + " of " +
-                  std::to_string(rec.n_test) + " test points (fit status " + rec.fit_status + ")";
+      rec.error = "non-finite predictions at " + std::to_string(non_finite) + " points (fit status " +
+                  rec.fit_status + ")";
     } else {
       rec.status = "ok";
     }

@@ -73,7 +73,8 @@ class SpecReader {
     if (kind == "published") p.kind = data::Protocol::Kind::published;
     else if (kind == "kfold") p.kind = data::Protocol::Kind::kfold;
     else if (kind == "random") p.kind = data::Protocol::Kind::random;
-    else fail(n, "protocol kind '" + kind + "' is not one of published, kfold, random");
+    else if (kind == "all") p.kind = data::Protocol::Kind::all;
+    else fail(n, "protocol kind '" + kind + "' is not one of published, kfold, random, all");
     const auto integer = [&](std::string_view key, long fallback) {
       const toml::node* v = t->get(key);
       if (!v) return fallback;
@@ -171,6 +172,31 @@ class SpecReader {
       s.report.relative_time_to = text(*r, "relative_time_to");
     }
     if (s.report.metrics.empty()) s.report.metrics = {"rmse", "test_ll", "fit_seconds"};
+
+    if (const toml::table* g = root.get_as<toml::table>("grid")) {
+      GridSpec grid;
+      const std::string mode = text(*g, "mode");
+      if (mode.empty() || mode == "product") grid.mode = GridSpec::Mode::product;
+      else if (mode == "one-at-a-time") grid.mode = GridSpec::Mode::one_at_a_time;
+      else fail(*g, "grid.mode must be \"product\" or \"one-at-a-time\"");
+      const toml::array* axes = g->get_as<toml::array>("axes");
+      if (!axes || axes->empty()) fail(*g, "grid.axes must list [from, to, points] per input");
+      for (const auto& a : *axes) {
+        const toml::array* triple = a.as_array();
+        if (!triple || triple->size() != 3 || !(*triple)[0].is_number() || !(*triple)[1].is_number() ||
+            !(*triple)[2].is_integer())
+          fail(a, "each grid axis is [from, to, points] with an integer number of points");
+        GridSpec::Axis axis{*(*triple)[0].value<double>(), *(*triple)[1].value<double>(),
+                            static_cast<long>(*(*triple)[2].value<std::int64_t>())};
+        if (axis.points < 2 || !(axis.to > axis.from)) fail(a, "a grid axis needs from < to and at least 2 points");
+        grid.axes.push_back(axis);
+      }
+      if (const toml::node* f = g->get("fixed")) {
+        if (!f->is_number()) fail(*f, "grid.fixed must be a number");
+        grid.fixed = *f->value<double>();
+      }
+      s.grid = std::move(grid);
+    }
 
     if (const toml::table* ref = root.get_as<toml::table>("reference")) {
       ReferenceSpec r;

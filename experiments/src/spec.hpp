@@ -47,6 +47,19 @@ struct ReportSpec {
   std::string relative_time_to;  // method label that rel_time is relative to
 };
 
+// Predictions on a grid of inputs (original units), for figures: a full product of the axes,
+// or each input varied in turn along one axis with the others fixed (EP-NN Figure 3).
+struct GridSpec {
+  enum class Mode { product, one_at_a_time };
+  Mode mode = Mode::product;
+  struct Axis {
+    double from = 0.0, to = 0.0;
+    long points = 0;
+  };
+  std::vector<Axis> axes;  // product: one per input; one_at_a_time: one for all, or one per input
+  double fixed = 0.0;      // one_at_a_time: value of the inputs not varied
+};
+
 struct ExperimentSpec {
   std::string name;
   std::string title;
@@ -60,6 +73,7 @@ struct ExperimentSpec {
   std::vector<MethodConfig> methods;
   ReportSpec report;
   std::optional<ReferenceSpec> reference;
+  std::optional<GridSpec> grid;
 
   const data::Protocol& protocol_for(const DatasetConfig& d) const {
     return d.protocol ? *d.protocol : protocol;

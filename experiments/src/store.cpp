@@ -1,6 +1,7 @@
 #include "store.hpp"
 
 #include <sqlite3.h>
+#include <Eigen/Core>
 #include <unistd.h>
 
 #include <chrono>
@@ -38,6 +39,11 @@ CREATE TABLE IF NOT EXISTS points (
   n_train INTEGER, test_rows BLOB, log_density BLOB, squared_error BLOB, crps BLOB,
   covered95 BLOB, mean BLOB, variance BLOB,
   PRIMARY KEY (experiment, dataset, method_label, config_hash, split, step));
+CREATE TABLE IF NOT EXISTS grid (
+  experiment TEXT NOT NULL, dataset TEXT NOT NULL, method_label TEXT NOT NULL,
+  config_hash TEXT NOT NULL, split INTEGER NOT NULL, inputs INTEGER NOT NULL,
+  x BLOB, varied BLOB, mean BLOB, variance BLOB, lower95 BLOB, upper95 BLOB,
+  PRIMARY KEY (experiment, dataset, method_label, config_hash, split));
 CREATE TABLE IF NOT EXISTS runs (
   run_id INTEGER PRIMARY KEY AUTOINCREMENT, experiment TEXT, command TEXT, threads INTEGER,
   shard TEXT, host TEXT, machine TEXT, code_version TEXT, started_at TEXT, finished_at TEXT,
@@ -184,7 +190,7 @@ void ResultsStore::record(const JobRecord& job) {
   exec("BEGIN IMMEDIATE");
   try {
     const std::string where = std::string(" WHERE (") + kKeyColumns + ") = (?1, ?2, ?3, ?4, ?5)";
-    for (const char* table : {"metrics", "points"}) {
+    for (const char* table : {"metrics", "points", "grid"}) {
       Statement del(db_, std::string("DELETE FROM ") + table + where, path_);
       del.bind_key(job.key).run();
     }
@@ -212,11 +218,46 @@ void ResultsStore::record(const JobRecord& job) {
           .bind_blob(13, e.points.mean).bind_blob(14, e.points.variance);
       p.run();
     }
+    if (job.grid) {
+      const GridPredictions& g = *job.grid;
+      const Eigen::Index inputs = g.points.X.cols();
+      std::vector<double> x(static_cast<std::size_t>(g.points.X.size()));
+      Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(x.data(), g.points.X.rows(), inputs) = g.points.X;
+      Statement q(db_, "INSERT INTO grid VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)", path_);
+      q.bind_key(job.key).bind(6, static_cast<long>(inputs)).bind_blob(7, x).bind_blob(8, g.points.varied)
+          .bind_blob(9, g.mean).bind_blob(10, g.variance).bind_blob(11, g.lower95).bind_blob(12, g.upper95);
+      q.run();
+    }
     exec("COMMIT");
   } catch (...) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
   }
+}
+
+std::vector<std::pair<JobKey, GridPredictions>> ResultsStore::grids(const std::string& experiment) {
+  std::lock_guard lock(mutex_);
+  std::vector<std::pair<JobKey, GridPredictions>> out;
+  Statement s(db_,
+              "SELECT g.experiment, g.dataset, g.method_label, g.config_hash, g.split, g.inputs, g.x, g.varied, "
+              "g.mean, g.variance, g.lower95, g.upper95 FROM grid g JOIN jobs j USING (experiment, dataset, "
+              "method_label, config_hash, split) WHERE g.experiment = ?1 AND j.status = 'ok' "
+              "ORDER BY g.dataset, g.method_label, g.split", path_);
+  s.bind(1, experiment);
+  while (s.step()) {
+    GridPredictions g;
+    const long inputs = s.integer(5);
+    const std::vector<double> x = s.blob(6);
+    const auto rows = inputs > 0 ? static_cast<Eigen::Index>(x.size()) / inputs : 0;
+    g.points.X = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(x.data(), rows, inputs);
+    g.points.varied = s.blob(7);
+    g.mean = s.blob(8);
+    g.variance = s.blob(9);
+    g.lower95 = s.blob(10);
+    g.upper95 = s.blob(11);
+    out.emplace_back(JobKey{s.text(0), s.text(1), s.text(2), s.text(3), static_cast<int>(s.integer(4))}, std::move(g));
+  }
+  return out;
 }
 
 std::vector<JobRecord> ResultsStore::jobs(const std::string& experiment, bool with_points) {
@@ -363,10 +404,12 @@ long ResultsStore::merge_from(const std::string& other_results_dir) {
                                     " FROM main.jobs WHERE status != 'ok' AND " + better + ")";
     exec("DELETE FROM main.metrics WHERE " + failed_here);
     exec("DELETE FROM main.points WHERE " + failed_here);
+    exec("DELETE FROM main.grid WHERE " + failed_here);
     exec("DELETE FROM main.jobs WHERE status != 'ok' AND " + better);
     const std::string new_jobs = std::string("(") + kKeyColumns + ") NOT IN (SELECT " + kKeyColumns + " FROM main.jobs)";
     exec("INSERT INTO main.metrics SELECT * FROM other.metrics WHERE " + new_jobs);
     exec("INSERT INTO main.points SELECT * FROM other.points WHERE " + new_jobs);
+    exec("INSERT INTO main.grid SELECT * FROM other.grid WHERE " + new_jobs);
     exec("INSERT INTO main.jobs SELECT * FROM other.jobs WHERE " + new_jobs);
     copied = sqlite3_changes(db_);
     exec("INSERT INTO main.runs (experiment, command, threads, shard, host, machine, code_version, "

@@ -11,6 +11,8 @@
 //   metrics(experiment, dataset, method_label, config_hash, split, step, name, value)
 //   points(experiment, dataset, method_label, config_hash, split, step, n_train, test_rows,
 //          log_density, squared_error, crps, covered95, mean, variance)  -- float64 blobs
+//   grid(experiment, dataset, method_label, config_hash, split, inputs, x, varied, mean,
+//        variance, lower95, upper95)  -- predictions on a figure grid, float64 blobs
 //   runs(run_id, experiment, command, threads, shard, host, machine, code_version, started_at,
 //        finished_at, jobs_planned, jobs_run, jobs_failed, wall_seconds)
 // A job has one or more evaluation steps (an active-learning loop has several; others one).
@@ -18,11 +20,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "grid.hpp"
 #include "metrics.hpp"
 
 struct sqlite3;
@@ -67,6 +71,7 @@ struct JobRecord {
   std::string code_version, host, finished_at;
   long run_id = 0;
   std::vector<Evaluation> evaluations;
+  std::optional<GridPredictions> grid;
 };
 
 struct RunRecord {
@@ -90,6 +95,8 @@ class ResultsStore {
   // Writes a job atomically (replacing an earlier failed attempt). Thread-safe.
   void record(const JobRecord& job);
   std::vector<JobRecord> jobs(const std::string& experiment, bool with_points);
+  // Finished jobs' grid predictions, in job order.
+  std::vector<std::pair<JobKey, GridPredictions>> grids(const std::string& experiment);
   long begin_run(const RunRecord& run);
   void end_run(const RunRecord& run);
   std::vector<RunRecord> runs(const std::string& experiment);

@@ -14,4 +14,11 @@ echo "$csv" | grep -qE '^boston,linear,rmse,[0-9.]+,[0-9.]+,20,,$' || fail "csv 
 tex=$("$BNNBENCH" report pbp-table1 --results "$work/r" --format latex)
 echo "$tex" | grep -q '\\toprule' || fail "latex has no booktabs rules"
 "$BNNBENCH" report pbp-table1 --results "$work/r" -o "$work/out.md" && grep -q 'pbp (paper)' "$work/out.md" || fail "report -o"
+# A figure experiment: predictions on its grid and the training points, as CSV.
+"$BNNBENCH" run epnn-case3 --methods gp,linear -q --no-report --results "$work/fig"
+grid=$("$BNNBENCH" report epnn-case3 --results "$work/fig" --format grid)
+echo "$grid" | head -1 | grep -qx 'dataset,method,split,input,x1,mean,sd,lower95,upper95' || fail "grid header"
+[ "$(echo "$grid" | grep -c '^epnn-case3,gp,0,,')" -eq 281 ] || fail "gp grid rows"
+[ "$(echo "$grid" | grep -c '^epnn-case3,linear,0,,')" -eq 281 ] || fail "linear grid rows"
+[ "$("$BNNBENCH" report epnn-case3 --format observations | wc -l)" -eq 101 ] || fail "observations"
 echo "report: all checks passed"
