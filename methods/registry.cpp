@@ -4,6 +4,7 @@
 
 #include "methods/gp/gp_regression.hpp"
 #include "methods/linear/bayes_linear.hpp"
+#include "methods/pbp/pbp.hpp"
 
 namespace bnn {
 namespace {
@@ -45,6 +46,8 @@ std::vector<MethodEntry> build_registry() {
   entries.push_back(make_entry<gp::Options>(
       "gp-ard", "GP with the neural-network covariance, one variance per input (ARD), type-II ML",
       gp::fit, ard));
+  entries.push_back(make_entry<pbp::Options>(
+      "pbp", "probabilistic backpropagation (ADF + EP prior refinement, ReLU network)", pbp::fit));
   return entries;
 }
 

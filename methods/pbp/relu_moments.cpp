@@ -1,0 +1,46 @@
+#include "relu_moments.hpp"
+
+#include <cmath>
+#include <numbers>
+
+namespace bnn::pbp {
+namespace {
+double std_normal_pdf(double x) { return std::exp(-0.5 * x * x) * (1.0 / std::sqrt(2.0 * std::numbers::pi)); }
+double std_normal_cdf(double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); }
+}  // namespace
+
+double inverse_mills(double alpha) {
+  if (alpha < -30.0) {
+    const double inv = 1.0 / alpha;
+    return -alpha - inv + 2.0 * inv * inv * inv;
+  }
+  return std_normal_pdf(alpha) / std_normal_cdf(alpha);
+}
+
+ReluMoments relu_moments(double m, double v) {
+  ReluMoments r;
+  const double s = std::sqrt(v);
+  const double alpha = m / s;
+  // One erfc: the smaller of Phi(alpha), Phi(-alpha) accurately, the other as its complement.
+  double cdf, cdf_minus;
+  if (alpha > 0.0) {
+    cdf_minus = 0.5 * std::erfc(alpha / std::numbers::sqrt2);
+    cdf = 1.0 - cdf_minus;
+  } else {
+    cdf = 0.5 * std::erfc(-alpha / std::numbers::sqrt2);
+    cdf_minus = 1.0 - cdf;
+  }
+  const double gamma = alpha < -30.0 ? inverse_mills(alpha) : std_normal_pdf(alpha) / cdf;
+  const double shifted = m + s * gamma;  // E[a | a > 0], eq. (15)'s v'
+  r.mean = cdf * shifted;
+  r.variance = r.mean * shifted * cdf_minus + cdf * v * (1.0 - gamma * (gamma + alpha));  // eq. (16)
+  if (r.variance < 0.0) r.variance = 0.0;  // round-off when the unit is almost surely off
+  const double pdf_over_s = cdf * gamma / s;  // phi(alpha) / sqrt v, stable for alpha << 0
+  r.dmean_dm = cdf;
+  r.dmean_dv = 0.5 * pdf_over_s;
+  r.dvariance_dm = 2.0 * r.mean * cdf_minus;
+  r.dvariance_dv = cdf - r.mean * pdf_over_s;
+  return r;
+}
+
+}  // namespace bnn::pbp

@@ -1,0 +1,23 @@
+#pragma once
+// Moments of b = max(0, a) for a ~ N(m, v), and their derivatives with respect to (m, v):
+// PBP's forward pass through a rectifier (eqs. (15)-(16) of Hernández-Lobato & Adams 2015)
+// and the factors its backward pass needs (supplement eqs. (11)-(14), in a simpler
+// equivalent form: dE[b]/dm = Phi(alpha), dE[b]/dv = phi(alpha) / (2 sqrt v),
+// dVar[b]/dm = 2 E[b] Phi(-alpha), dVar[b]/dv = Phi(alpha) - E[b] phi(alpha) / sqrt v).
+
+namespace bnn::pbp {
+
+struct ReluMoments {
+  double mean = 0.0;
+  double variance = 0.0;
+  double dmean_dm = 0.0, dmean_dv = 0.0;
+  double dvariance_dm = 0.0, dvariance_dv = 0.0;
+};
+
+// gamma = phi(alpha) / Phi(alpha); for alpha < -30 the asymptotic series
+// -alpha - 1/alpha + 2/alpha^3 (Paquet et al. 2012), as the paper does.
+double inverse_mills(double alpha);
+
+ReluMoments relu_moments(double m, double v);
+
+}  // namespace bnn::pbp

@@ -1,0 +1,213 @@
+// Probabilistic backpropagation: rectifier moments against numerical integration (including
+// alpha < -30), their derivatives and the log Z gradients against finite differences, one ADF
+// update of a linear network against the exact posterior, and the Gamma and prior updates
+// against the moment equations they are derived from.
+#include <boost/math/quadrature/exp_sinh.hpp>
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "methods/core/rng.hpp"
+#include "methods/pbp/pbp.hpp"
+#include "methods/pbp/relu_moments.hpp"
+#include "methods/registry.hpp"
+
+using namespace bnn;
+using namespace bnn::pbp;
+
+namespace {
+
+// E[max(0, a)^k] for a ~ N(m, v), by quadrature over b > 0.
+double relu_raw_moment(double m, double v, int k) {
+  const double s = std::sqrt(v);
+  boost::math::quadrature::exp_sinh<double> integrator;
+  const auto f = [&](double b) {
+    const double z = (b - m) / s;
+    return std::pow(b, k) * std::exp(-0.5 * z * z) / (s * std::sqrt(2.0 * M_PI));
+  };
+  return integrator.integrate(f, 0.0, std::numeric_limits<double>::infinity());
+}
+
+Network random_network(Eigen::Index inputs, std::vector<int> hidden, Rng& rng) {
+  Options options;
+  options.hidden_layers = hidden;
+  Network net = initial_network(inputs, options, rng);
+  for (Layer& layer : net.layers) {
+    for (Eigen::Index i = 0; i < layer.variance.rows(); ++i)
+      for (Eigen::Index j = 0; j < layer.variance.cols(); ++j) layer.variance(i, j) = 0.05 + 0.5 * uniform01(rng);
+  }
+  net.noise_shape = 7.5;
+  net.noise_rate = 2.0;
+  return net;
+}
+
+}  // namespace
+
+TEST_CASE("rectifier moments match numerical integration, also for alpha < -30", "[pbp]") {
+  for (double v : {0.01, 1.0, 25.0}) {
+    for (double alpha : {-36.0, -31.0, -29.0, -8.0, -2.0, -0.3, 0.0, 0.7, 3.0, 9.0}) {
+      const double m = alpha * std::sqrt(v);
+      const ReluMoments r = relu_moments(m, v);
+      const double first = relu_raw_moment(m, v, 1);
+      const double second = relu_raw_moment(m, v, 2);
+      INFO("m " << m << " v " << v);
+      // Below alpha = -30 the paper's three-term series for gamma has relative error ~10/alpha^4.
+      const double tolerance = alpha < -30.0 ? 1e-4 : 1e-7;
+      CHECK(r.mean == Approx(first).epsilon(tolerance));
+      const double variance = second - first * first;
+      CHECK(r.variance == Approx(variance).epsilon(alpha < -30.0 ? 1e-2 : 1e-6));  // 1 - gamma (gamma + alpha) cancels
+    }
+  }
+}
+
+TEST_CASE("rectifier moment derivatives match finite differences", "[pbp]") {
+  for (double m : {-4.0, -1.2, 0.0, 0.5, 3.0})
+    for (double v : {0.2, 1.0, 4.0}) {
+      const ReluMoments r = relu_moments(m, v);
+      const double hm = 1e-6, hv = 1e-6 * v;
+      const ReluMoments mp = relu_moments(m + hm, v), mm = relu_moments(m - hm, v);
+      const ReluMoments vp = relu_moments(m, v + hv), vm = relu_moments(m, v - hv);
+      INFO("m " << m << " v " << v);
+      CHECK(r.dmean_dm == Approx((mp.mean - mm.mean) / (2 * hm)).epsilon(1e-6).margin(1e-10));
+      CHECK(r.dmean_dv == Approx((vp.mean - vm.mean) / (2 * hv)).epsilon(1e-6).margin(1e-10));
+      CHECK(r.dvariance_dm == Approx((mp.variance - mm.variance) / (2 * hm)).epsilon(1e-6).margin(1e-10));
+      CHECK(r.dvariance_dv == Approx((vp.variance - vm.variance) / (2 * hv)).epsilon(1e-6).margin(1e-10));
+    }
+  CHECK(inverse_mills(-31.0) == Approx(31.0 + 1.0 / 31.0 - 2.0 / (31.0 * 31.0 * 31.0)));
+  CHECK(inverse_mills(-29.9) == Approx(29.9 + 1.0 / 29.9).epsilon(1e-5));  // exact ratio just above -30
+}
+
+TEST_CASE("log Z gradients match finite differences for 1-3 hidden layers", "[pbp]") {
+  Rng rng(3);
+  for (std::vector<int> hidden : {std::vector<int>{5}, std::vector<int>{4, 3}, std::vector<int>{3, 4, 2}}) {
+    const Network net = random_network(3, hidden, rng);
+    Eigen::VectorXd x(3);
+    x << 0.4, -1.1, 0.8;
+    const double y = 0.7;
+    Gradients g;
+    log_z(net, x, y, &g);
+    for (std::size_t l = 0; l < net.layers.size(); ++l)
+      for (Eigen::Index i = 0; i < net.layers[l].mean.rows(); ++i)
+        for (Eigen::Index j = 0; j < net.layers[l].mean.cols(); ++j) {
+          Network a = net, b = net;
+          const double h = 1e-6;
+          a.layers[l].mean(i, j) += h;
+          b.layers[l].mean(i, j) -= h;
+          const double fd_mean = (log_z(a, x, y, nullptr) - log_z(b, x, y, nullptr)) / (2 * h);
+          a = net;
+          b = net;
+          a.layers[l].variance(i, j) += h;
+          b.layers[l].variance(i, j) -= h;
+          const double fd_variance = (log_z(a, x, y, nullptr) - log_z(b, x, y, nullptr)) / (2 * h);
+          INFO(hidden.size() << " hidden layers, layer " << l << " weight " << i << "," << j);
+          CHECK(g.d_mean[l](i, j) == Approx(fd_mean).epsilon(1e-5).margin(1e-9));
+          CHECK(g.d_variance[l](i, j) == Approx(fd_variance).epsilon(1e-5).margin(1e-9));
+        }
+  }
+}
+
+TEST_CASE("one ADF update of a linear network equals the exact posterior marginals", "[pbp]") {
+  Rng rng(4);
+  Options options;
+  options.hidden_layers = {};
+  Network net = initial_network(3, options, rng);  // no hidden layer: output = w'[x;1]/2
+  Layer& layer = net.layers[0];
+  layer.variance << 0.5, 1.2, 0.3, 2.0;
+  const Eigen::VectorXd m0 = layer.mean.row(0).transpose();
+  const Eigen::VectorXd v0 = layer.variance.row(0).transpose();
+  Eigen::VectorXd x(3);
+  x << 0.3, -0.7, 1.5;
+  const double y = 1.3;
+  const double noise = net.noise_variance();
+  Eigen::VectorXd u(4);
+  u << x, 1.0;
+  u /= 2.0;  // 1 / sqrt(inputs + 1)
+  // Exact Gaussian posterior for one observation y = w'u + N(0, noise).
+  const Eigen::MatrixXd S0 = v0.asDiagonal();
+  const double denominator = u.dot(S0 * u) + noise;
+  const Eigen::VectorXd mean = m0 + S0 * u * (y - u.dot(m0)) / denominator;
+  const Eigen::MatrixXd S = S0 - (S0 * u) * (S0 * u).transpose() / denominator;
+  CHECK(adf_update(net, x, y) == 0);
+  for (Eigen::Index j = 0; j < 4; ++j) {
+    CHECK(layer.mean(0, j) == Approx(mean[j]).epsilon(1e-12));
+    CHECK(layer.variance(0, j) == Approx(S(j, j)).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("noise Gamma update matches the first two moments of eqs. (24)-(26)", "[pbp]") {
+  Rng rng(5);
+  Network net = random_network(2, {3}, rng);
+  Eigen::VectorXd x(2);
+  x << 0.2, -0.4;
+  const double y = 2.5;
+  const OutputMoments out = forward(net, x);
+  const double a = net.noise_shape, b = net.noise_rate;
+  const auto Z = [&](double shape) {
+    const double var = out.variance + b / (shape - 1.0);
+    return std::exp(-0.5 * std::pow(y - out.mean, 2) / var) / std::sqrt(2 * M_PI * var);
+  };
+  const double mean = Z(a + 1) * a / (Z(a) * b);
+  const double second = Z(a + 2) * a * (a + 1) / (Z(a) * b * b);
+  adf_update(net, x, y);
+  CHECK(net.noise_shape / net.noise_rate == Approx(mean).epsilon(1e-10));
+  CHECK(net.noise_shape / (net.noise_rate * net.noise_rate) == Approx(second - mean * mean).epsilon(1e-8));
+}
+
+TEST_CASE("EP refinement of the prior factors keeps q = cavity x factor", "[pbp]") {
+  Rng rng(6);
+  Options options;
+  options.hidden_layers = {4};
+  Network net = initial_network(2, options, rng);
+  const double prior_precision = (options.prior_shape - 1.0) / options.prior_rate;
+  // Shrink the variances as data would, then refine.
+  for (Layer& layer : net.layers) layer.variance *= 0.3;
+  const Network before = net;
+  CHECK(refine_prior(net) == 4 * 3 + 5);
+  for (std::size_t l = 0; l < net.layers.size(); ++l) {
+    const Layer& a = before.layers[l];
+    const Layer& b = net.layers[l];
+    for (Eigen::Index i = 0; i < a.mean.rows(); ++i)
+      for (Eigen::Index j = 0; j < a.mean.cols(); ++j) {
+        // The likelihood part (q / old factor) is unchanged: new q / new factor is the same cavity.
+        const double cavity_before = 1.0 / a.variance(i, j) - prior_precision;
+        const double cavity_after = 1.0 / b.variance(i, j) - b.site_precision(i, j);
+        CHECK(cavity_after == Approx(cavity_before).epsilon(1e-9));
+        const double pm_before = a.mean(i, j) / a.variance(i, j);
+        const double pm_after = b.mean(i, j) / b.variance(i, j) - b.site_precision_mean(i, j);
+        CHECK(pm_after == Approx(pm_before).epsilon(1e-9).margin(1e-12));
+      }
+  }
+  // The factors' Gamma contributions add up to the change of q(lambda).
+  double shape_sum = 0.0, rate_sum = 0.0;
+  for (const Layer& layer : net.layers) {
+    shape_sum += layer.site_shape.sum();
+    rate_sum += layer.site_rate.sum();
+  }
+  CHECK(net.prior_shape == Approx(options.prior_shape + shape_sum).epsilon(1e-12));
+  CHECK(net.prior_rate == Approx(options.prior_rate + rate_sum).epsilon(1e-12));
+  CHECK(net.prior_shape > options.prior_shape);  // 17 weights are evidence about lambda
+}
+
+TEST_CASE("PBP fits a noisy sine and is reproducible", "[pbp]") {
+  Rng data_rng(7);
+  RegressionData data{Eigen::MatrixXd(200, 1), Eigen::VectorXd(200)};
+  for (Eigen::Index i = 0; i < 200; ++i) {
+    data.X(i, 0) = uniform(data_rng, -3, 3);
+    data.y[i] = std::sin(data.X(i, 0)) + 0.1 * standard_normal(data_rng);
+  }
+  data.y = (data.y.array() - data.y.mean()) / std::sqrt((data.y.array() - data.y.mean()).square().mean());
+  Options options;
+  options.epochs = 40;
+  Rng rng1(8), rng2(8);
+  const pbp::Model a = fit(data, options, rng1);
+  const pbp::Model b = fit(data, options, rng2);
+  const auto pa = a.predict(data.X), pb = b.predict(data.X);
+  double sse = 0.0;
+  for (Eigen::Index i = 0; i < 200; ++i) {
+    CHECK(pa->mean(i) == pb->mean(i));
+    sse += std::pow(pa->mean(i) - data.y[i], 2);
+  }
+  CHECK(std::sqrt(sse / 200) < 0.3);  // the sine explains most of the (unit) variance
+  CHECK(a.network().noise_variance() < 0.1);
+  CHECK_THROWS_WITH(find_method("pbp").fit(data, {{"epochs", "0"}}, rng1), Catch::Contains("pbp: epochs is 0, but must be >= 1"));
+  CHECK_THROWS_WITH(find_method("pbp").fit(data, {{"noise_shape", "1"}}, rng1), Catch::Contains("pbp: noise_shape is 1, but must be > 1"));
+}
