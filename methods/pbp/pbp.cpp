@@ -17,36 +17,7 @@ double log_normal(double y, double mean, double variance) {
   return -0.5 * (std::log(2.0 * std::numbers::pi * variance) + r * r / variance);
 }
 
-// Activations of one forward pass, kept for the backward pass. Sized once per network, so
-// the per-point passes allocate nothing.
-struct PassState {
-  struct LayerIn {
-    Eigen::VectorXd zm, zv;  // mean and variance of the layer input, bias unit last
-    Eigen::VectorXd second;  // zm^2 + zv
-    Eigen::VectorXd ma, va;  // mean and variance of the layer's pre-activations a_l
-    std::vector<ReluMoments> relu;
-    Eigen::VectorXd dzm, dzv;  // d log Z / d(zm, zv)
-  };
-  std::vector<LayerIn> in;
-  Eigen::VectorXd dm, dv;  // d log Z / d(m^a, v^a) of the current layer
-
-  void size_for(const Network& net) {
-    if (in.size() == net.layers.size()) return;
-    in.resize(net.layers.size());
-    for (std::size_t l = 0; l < net.layers.size(); ++l) {
-      const Eigen::Index inputs = net.layers[l].mean.cols(), outputs = net.layers[l].mean.rows();
-      auto& s = in[l];
-      s.zm.resize(inputs);
-      s.zv.resize(inputs);
-      s.second.resize(inputs);
-      s.dzm.resize(inputs);
-      s.dzv.resize(inputs);
-      s.ma.resize(outputs);
-      s.va.resize(outputs);
-      s.relu.resize(static_cast<std::size_t>(outputs));
-    }
-  }
-};
+using PassState = PassWorkspace;
 
 void forward_pass(const Network& net, const Eigen::Ref<const Eigen::VectorXd>& x, PassState& st) {
   st.size_for(net);
@@ -69,10 +40,18 @@ void forward_pass(const Network& net, const Eigen::Ref<const Eigen::VectorXd>& x
       const double* M = layer.mean.row(i).data();
       const double* V = layer.variance.row(i).data();
       double mean = 0.0, variance = 0.0;
+      if (l == 0) {  // deterministic inputs: zv = 0
 #pragma omp simd reduction(+ : mean, variance)
-      for (Eigen::Index j = 0; j < cols; ++j) {
-        mean += M[j] * zm[j];
-        variance += V[j] * second[j] + M[j] * M[j] * zv[j];
+        for (Eigen::Index j = 0; j < cols; ++j) {
+          mean += M[j] * zm[j];
+          variance += V[j] * second[j];
+        }
+      } else {
+#pragma omp simd reduction(+ : mean, variance)
+        for (Eigen::Index j = 0; j < cols; ++j) {
+          mean += M[j] * zm[j];
+          variance += V[j] * second[j] + M[j] * M[j] * zv[j];
+        }
       }
       s.ma[i] = scale * mean;
       s.va[i] = scale * scale * variance;
@@ -80,11 +59,10 @@ void forward_pass(const Network& net, const Eigen::Ref<const Eigen::VectorXd>& x
     if (l + 1 == L) break;
     auto& next = st.in[l + 1];
     const Eigen::Index units = s.ma.size();
-    for (Eigen::Index i = 0; i < units; ++i) {  // eqs. (15)-(17)
-      const ReluMoments r = relu_moments(s.ma[i], s.va[i]);
-      s.relu[static_cast<std::size_t>(i)] = r;
-      next.zm[i] = r.mean;
-      next.zv[i] = r.variance;
+    relu_moments(s.ma.data(), s.va.data(), static_cast<std::size_t>(units), s.relu);  // eqs. (15)-(17)
+    for (Eigen::Index i = 0; i < units; ++i) {
+      next.zm[i] = s.relu.mean[static_cast<std::size_t>(i)];
+      next.zv[i] = s.relu.variance[static_cast<std::size_t>(i)];
     }
     next.zm[units] = 1.0;
     next.zv[units] = 0.0;
@@ -137,10 +115,11 @@ void backward_pass(Network& net, PassState& st, double d_out_mean, double d_out_
     const Eigen::Index units = below.ma.size();
     st.dm.resize(units);
     st.dv.resize(units);
+    const ReluBatch& r = below.relu;
     for (Eigen::Index i = 0; i < units; ++i) {
-      const ReluMoments& r = below.relu[static_cast<std::size_t>(i)];
-      st.dm[i] = dzm[i] * r.dmean_dm + dzv[i] * r.dvariance_dm;
-      st.dv[i] = dzm[i] * r.dmean_dv + dzv[i] * r.dvariance_dv;
+      const auto k = static_cast<std::size_t>(i);
+      st.dm[i] = dzm[i] * r.dmean_dm[k] + dzv[i] * r.dvariance_dm[k];
+      st.dv[i] = dzm[i] * r.dmean_dv[k] + dzv[i] * r.dvariance_dv[k];
     }
   }
 }
@@ -156,6 +135,23 @@ OutputTerms output_terms(double y, double mean, double variance, double noise_va
 }
 
 }  // namespace
+
+void PassWorkspace::size_for(const Network& net) {
+  if (in.size() == net.layers.size() && !in.empty() && in[0].zm.size() == net.layers[0].mean.cols()) return;
+  in.resize(net.layers.size());
+  for (std::size_t l = 0; l < net.layers.size(); ++l) {
+    const Eigen::Index inputs = net.layers[l].mean.cols(), outputs = net.layers[l].mean.rows();
+    auto& s = in[l];
+    s.zm.resize(inputs);
+    s.zv.resize(inputs);
+    s.second.resize(inputs);
+    s.dzm.resize(inputs);
+    s.dzv.resize(inputs);
+    s.ma.resize(outputs);
+    s.va.resize(outputs);
+    s.relu.resize(static_cast<std::size_t>(outputs));
+  }
+}
 
 void Options::validate() const {
   if (hidden_layers.empty()) throw std::invalid_argument("pbp: hidden_layers is empty, but must list >= 1 layer");
@@ -267,9 +263,13 @@ long adf_update_with(Network& net, const Eigen::Ref<const Eigen::VectorXd>& x, d
 
 }  // namespace
 
+long adf_update(Network& net, const Eigen::Ref<const Eigen::VectorXd>& x, double y, PassWorkspace& workspace) {
+  return adf_update_with(net, x, y, workspace);
+}
+
 long adf_update(Network& net, const Eigen::Ref<const Eigen::VectorXd>& x, double y) {
-  PassState st;
-  return adf_update_with(net, x, y, st);
+  PassWorkspace workspace;
+  return adf_update_with(net, x, y, workspace);
 }
 
 long refine_prior(Network& net) {

@@ -9,6 +9,7 @@
 
 #include "methods/core/model.hpp"
 #include "methods/core/rng.hpp"
+#include "relu_moments.hpp"
 
 namespace bnn::pbp {
 
@@ -68,9 +69,24 @@ struct Gradients {
 };
 double log_z(const Network& net, const Eigen::Ref<const Eigen::VectorXd>& x, double y, Gradients* gradients);
 
+// Buffers of one forward/backward pass, reused across points (no allocation per point).
+struct PassWorkspace {
+  struct LayerIn {
+    Eigen::VectorXd zm, zv;  // mean and variance of the layer input, bias unit last
+    Eigen::VectorXd second;  // zm^2 + zv
+    Eigen::VectorXd ma, va;  // mean and variance of the layer's pre-activations a_l
+    ReluBatch relu;
+    Eigen::VectorXd dzm, dzv;  // d log Z / d(zm, zv)
+  };
+  std::vector<LayerIn> in;
+  Eigen::VectorXd dm, dv;  // d log Z / d(m^a, v^a) of the current layer
+  void size_for(const Network& net);
+};
+
 // Incorporates the likelihood factor of (x, y): eqs. (6)-(7) for the weights (a weight whose
 // variance would become non-positive keeps its old values) and (9)-(10) for q(gamma).
 // Returns the number of weights whose update was undone.
+long adf_update(Network& net, const Eigen::Ref<const Eigen::VectorXd>& x, double y, PassWorkspace& workspace);
 long adf_update(Network& net, const Eigen::Ref<const Eigen::VectorXd>& x, double y);
 
 // One EP pass over the prior factors N(w | 0, 1/lambda) (supplement section 6). Returns the

@@ -43,4 +43,44 @@ ReluMoments relu_moments(double m, double v) {
   return r;
 }
 
+void ReluBatch::resize(std::size_t n) {
+  for (auto* a : {&mean, &variance, &dmean_dm, &dmean_dv, &dvariance_dm, &dvariance_dv, &sd, &alpha, &tail, &pdf})
+    a->resize(n);
+}
+
+void relu_moments(const double* m, const double* v, std::size_t n, ReluBatch& out) {
+  out.resize(n);
+  double* sd = out.sd.data();
+  double* alpha = out.alpha.data();
+  double* tail = out.tail.data();
+  double* pdf = out.pdf.data();
+#pragma omp simd
+  for (std::size_t i = 0; i < n; ++i) {
+    sd[i] = std::sqrt(v[i]);
+    alpha[i] = m[i] / sd[i];
+  }
+  for (std::size_t i = 0; i < n; ++i) {  // Phi(-|alpha|) and phi(alpha): no vector forms
+    tail[i] = 0.5 * std::erfc(std::abs(alpha[i]) / std::numbers::sqrt2);
+    pdf[i] = std_normal_pdf(alpha[i]);
+  }
+#pragma omp simd
+  for (std::size_t i = 0; i < n; ++i) {
+    const double a = alpha[i], s = sd[i];
+    const double cdf = a > 0.0 ? 1.0 - tail[i] : tail[i];
+    const double cdf_minus = a > 0.0 ? tail[i] : 1.0 - tail[i];
+    const double inv = 1.0 / a;
+    const double gamma = a < -30.0 ? -a - inv + 2.0 * inv * inv * inv : pdf[i] / cdf;
+    const double shifted = m[i] + s * gamma;
+    const double mean = cdf * shifted;
+    const double variance = mean * shifted * cdf_minus + cdf * v[i] * (1.0 - gamma * (gamma + a));
+    const double pdf_over_s = cdf * gamma / s;
+    out.mean[i] = mean;
+    out.variance[i] = variance < 0.0 ? 0.0 : variance;
+    out.dmean_dm[i] = cdf;
+    out.dmean_dv[i] = 0.5 * pdf_over_s;
+    out.dvariance_dm[i] = 2.0 * mean * cdf_minus;
+    out.dvariance_dv[i] = cdf - mean * pdf_over_s;
+  }
+}
+
 }  // namespace bnn::pbp
