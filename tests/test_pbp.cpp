@@ -211,3 +211,24 @@ TEST_CASE("PBP fits a noisy sine and is reproducible", "[pbp]") {
   CHECK_THROWS_WITH(find_method("pbp").fit(data, {{"epochs", "0"}}, rng1), Catch::Contains("pbp: epochs is 0, but must be >= 1"));
   CHECK_THROWS_WITH(find_method("pbp").fit(data, {{"noise_shape", "1"}}, rng1), Catch::Contains("pbp: noise_shape is 1, but must be > 1"));
 }
+
+TEST_CASE("batched rectifier moments equal the scalar ones", "[pbp]") {
+  std::vector<double> m, v;
+  for (double alpha : {-40.0, -30.5, -29.5, -5.0, -1.0, -1e-3, 0.0, 2e-3, 1.0, 6.0, 40.0})
+    for (double var : {1e-4, 0.3, 7.0}) {
+      m.push_back(alpha * std::sqrt(var));
+      v.push_back(var);
+    }
+  ReluBatch batch;
+  relu_moments(m.data(), v.data(), m.size(), batch);
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    const ReluMoments r = relu_moments(m[i], v[i]);
+    INFO("m " << m[i] << " v " << v[i]);
+    CHECK(batch.mean[i] == Approx(r.mean).epsilon(1e-14).margin(1e-300));
+    CHECK(batch.variance[i] == Approx(r.variance).epsilon(1e-12).margin(1e-300));
+    CHECK(batch.dmean_dm[i] == Approx(r.dmean_dm).epsilon(1e-14).margin(1e-300));
+    CHECK(batch.dmean_dv[i] == Approx(r.dmean_dv).epsilon(1e-14).margin(1e-300));
+    CHECK(batch.dvariance_dm[i] == Approx(r.dvariance_dm).epsilon(1e-14).margin(1e-300));
+    CHECK(batch.dvariance_dv[i] == Approx(r.dvariance_dv).epsilon(1e-12).margin(1e-300));
+  }
+}
