@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "methods/bp/bp.hpp"
 #include "methods/gp/gp_regression.hpp"
 #include "methods/linear/bayes_linear.hpp"
 #include "methods/pbp/pbp.hpp"
@@ -48,6 +49,8 @@ std::vector<MethodEntry> build_registry() {
       gp::fit, ard));
   entries.push_back(make_entry<pbp::Options>(
       "pbp", "probabilistic backpropagation (ADF + EP prior refinement, ReLU network)", pbp::fit));
+  entries.push_back(make_entry<bp::Options>(
+      "bp", "backpropagation: SGD with momentum and weight decay, tuned by Bayesian optimization", bp::fit));
   return entries;
 }
 

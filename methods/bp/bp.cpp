@@ -1,0 +1,135 @@
+#include "bp.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "methods/core/options.hpp"
+#include "methods/tuning/bayes_opt.hpp"
+
+namespace bnn::bp {
+namespace {
+constexpr const char* kName = "bp";
+
+double mean_squared_error(const ReluNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
+  ReluCache cache;
+  double sse = 0.0;
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    const double r = relu_forward(net.weights, X.row(i).transpose(), cache) - y[i];
+    sse += r * r;
+  }
+  return sse / static_cast<double>(X.rows());
+}
+}  // namespace
+
+void Options::validate() const {
+  if (hidden_layers.empty()) throw std::invalid_argument("bp: hidden_layers is empty, but must list >= 1 layer");
+  for (int units : hidden_layers) require_at_least(kName, "each entry of hidden_layers", units, 1);
+  require_at_least(kName, "epochs", epochs, 1);
+  require_at_least(kName, "tuning_evaluations", tuning_evaluations, 1);
+  require_in_open_unit(kName, "validation_fraction", validation_fraction);
+  require_positive(kName, "learning_rate", learning_rate);
+  require_at_least(kName, "momentum", momentum, 0.0);
+  if (!(momentum < 1.0)) throw std::invalid_argument("bp: momentum is " + option_detail::format_double(momentum) + ", but must be < 1");
+  require_at_least(kName, "weight_decay", weight_decay, 0.0);
+}
+
+Hyperparameters from_unit_cube(const Eigen::VectorXd& u) {
+  return {std::pow(10.0, -5.0 + 4.5 * u[0]), 0.99 * u[1], std::pow(10.0, -8.0 + 6.0 * u[2])};
+}
+
+bool train(ReluNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y, int epochs,
+           const Hyperparameters& h, Rng& rng) {
+  std::vector<RowMatrix> gradient, velocity;
+  for (const auto& W : net.weights) {
+    gradient.push_back(RowMatrix::Zero(W.rows(), W.cols()));
+    velocity.push_back(RowMatrix::Zero(W.rows(), W.cols()));
+  }
+  const Eigen::MatrixXd Xt = X.transpose();
+  ReluCache cache;
+  for (int epoch = 0; epoch < epochs; ++epoch) {
+    for (std::size_t k : random_permutation(rng, static_cast<std::size_t>(X.rows()))) {
+      const auto i = static_cast<Eigen::Index>(k);
+      const double out = relu_forward(net.weights, Xt.col(i), cache);
+      if (!std::isfinite(out)) return false;
+      for (auto& g : gradient) g.setZero();
+      relu_backward(net.weights, cache, out - y[i], gradient);  // d (r^2/2) / d out = r
+      for (std::size_t l = 0; l < net.weights.size(); ++l) {
+        velocity[l] = h.momentum * velocity[l] - h.learning_rate * (gradient[l] + h.weight_decay * net.weights[l]);
+        net.weights[l] += velocity[l];
+      }
+    }
+  }
+  return true;
+}
+
+double predict_one(const ReluNetwork& net, const Eigen::Ref<const Eigen::VectorXd>& x, ReluCache& cache) {
+  return relu_forward(net.weights, x, cache);
+}
+
+std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
+  Eigen::VectorXd mean(X.rows());
+  ReluCache cache;
+  for (Eigen::Index i = 0; i < X.rows(); ++i) mean[i] = relu_forward(net_.weights, X.row(i).transpose(), cache);
+  return std::make_unique<GaussianPredictive>(mean, Eigen::VectorXd::Constant(X.rows(), noise_variance_));
+}
+
+Model fit(const RegressionData& data, const Options& options, Rng& rng) {
+  options.validate();
+  check_training_data(data, kName);
+  FitReport report;
+  Hyperparameters chosen{options.learning_rate, options.momentum, options.weight_decay};
+  double noise_variance = std::numeric_limits<double>::quiet_NaN();
+  if (options.tune) {
+    // Validation split of the training data only: nothing from the test part is seen.
+    const auto perm = random_permutation(rng, static_cast<std::size_t>(data.X.rows()));
+    const auto n_valid = static_cast<std::size_t>(std::lround(options.validation_fraction * static_cast<double>(perm.size())));
+    if (n_valid < 1 || n_valid + 2 > perm.size())
+      throw std::invalid_argument("bp: the training set is too small to hold out a validation part");
+    Eigen::MatrixXd Xv(static_cast<Eigen::Index>(n_valid), data.X.cols()), Xf(static_cast<Eigen::Index>(perm.size() - n_valid), data.X.cols());
+    Eigen::VectorXd yv(Xv.rows()), yf(Xf.rows());
+    for (std::size_t k = 0; k < perm.size(); ++k) {
+      const auto src = static_cast<Eigen::Index>(perm[k]);
+      if (k < n_valid) {
+        Xv.row(static_cast<Eigen::Index>(k)) = data.X.row(src);
+        yv[static_cast<Eigen::Index>(k)] = data.y[src];
+      } else {
+        Xf.row(static_cast<Eigen::Index>(k - n_valid)) = data.X.row(src);
+        yf[static_cast<Eigen::Index>(k - n_valid)] = data.y[src];
+      }
+    }
+    const std::uint64_t init_seed = rng();  // every candidate starts from the same weights
+    const auto objective = [&](const Eigen::VectorXd& u) {
+      Rng run(init_seed);
+      ReluNetwork net = ReluNetwork::random(data.X.cols(), options.hidden_layers, 1.0, run);
+      if (!train(net, Xf, yf, options.epochs, from_unit_cube(u), run)) return std::numeric_limits<double>::infinity();
+      const double mse = mean_squared_error(net, Xv, yv);
+      return std::isfinite(mse) ? std::sqrt(mse) : std::numeric_limits<double>::infinity();
+    };
+    tuning::BayesOptOptions bo;
+    bo.evaluations = options.tuning_evaluations;
+    const tuning::BayesOptResult result = tuning::minimize(objective, 3, bo, rng);
+    if (!std::isfinite(result.best_value)) {
+      report.status = FitStatus::numerical_error;
+      report.message = "every tuning run diverged";
+    }
+    chosen = from_unit_cube(result.best_x);
+    noise_variance = result.best_value * result.best_value;
+    report.diagnostics.emplace_back("validation_rmse", result.best_value);
+  }
+  ReluNetwork net = ReluNetwork::random(data.X.cols(), options.hidden_layers, 1.0, rng);
+  if (!train(net, data.X, data.y, options.epochs, chosen, rng)) {
+    report.status = FitStatus::numerical_error;
+    report.message = "SGD diverged with learning rate " + option_detail::format_double(chosen.learning_rate);
+  }
+  const double training_mse = mean_squared_error(net, data.X, data.y);
+  if (!std::isfinite(noise_variance)) noise_variance = training_mse;
+  report.iterations = options.epochs;
+  report.diagnostics.emplace_back("learning_rate", chosen.learning_rate);
+  report.diagnostics.emplace_back("momentum", chosen.momentum);
+  report.diagnostics.emplace_back("weight_decay", chosen.weight_decay);
+  report.diagnostics.emplace_back("training_mse", training_mse);
+  report.diagnostics.emplace_back("noise_variance", noise_variance);
+  return Model(std::move(net), noise_variance, std::move(report));
+}
+
+}  // namespace bnn::bp

@@ -1,0 +1,61 @@
+#include "relu_network.hpp"
+
+#include <cmath>
+
+namespace bnn {
+
+ReluNetwork ReluNetwork::random(Eigen::Index inputs, const std::vector<int>& hidden, double sd, Rng& rng) {
+  ReluNetwork net;
+  Eigen::Index in = inputs;
+  std::vector<Eigen::Index> outs(hidden.begin(), hidden.end());
+  outs.push_back(1);
+  for (Eigen::Index out : outs) {
+    RowMatrix W(out, in + 1);
+    for (Eigen::Index i = 0; i < W.rows(); ++i)
+      for (Eigen::Index j = 0; j < W.cols(); ++j) W(i, j) = sd * standard_normal(rng);
+    net.weights.push_back(std::move(W));
+    in = out;
+  }
+  return net;
+}
+
+std::size_t ReluNetwork::parameter_count() const {
+  std::size_t n = 0;
+  for (const auto& W : weights) n += static_cast<std::size_t>(W.size());
+  return n;
+}
+
+double relu_forward(const std::vector<RowMatrix>& weights, const Eigen::Ref<const Eigen::VectorXd>& x,
+                    ReluCache& cache) {
+  const std::size_t L = weights.size();
+  cache.z.resize(L);
+  cache.a.resize(L);
+  cache.z[0].resize(x.size() + 1);
+  cache.z[0].head(x.size()) = x;
+  cache.z[0][x.size()] = 1.0;
+  for (std::size_t l = 0; l < L; ++l) {
+    const double scale = 1.0 / std::sqrt(static_cast<double>(weights[l].cols()));
+    cache.a[l].noalias() = scale * (weights[l] * cache.z[l]);
+    if (l + 1 == L) break;
+    const Eigen::Index units = cache.a[l].size();
+    cache.z[l + 1].resize(units + 1);
+    cache.z[l + 1].head(units) = cache.a[l].cwiseMax(0.0);
+    cache.z[l + 1][units] = 1.0;
+  }
+  return cache.a[L - 1][0];
+}
+
+void relu_backward(const std::vector<RowMatrix>& weights, const ReluCache& cache, double d_output,
+                   std::vector<RowMatrix>& gradients) {
+  Eigen::VectorXd delta = Eigen::VectorXd::Constant(1, d_output);  // d / d a_l
+  for (std::size_t l = weights.size(); l-- > 0;) {
+    const double scale = 1.0 / std::sqrt(static_cast<double>(weights[l].cols()));
+    gradients[l].noalias() += scale * delta * cache.z[l].transpose();
+    if (l == 0) break;
+    const Eigen::Index units = cache.a[l - 1].size();
+    const Eigen::VectorXd back = scale * (weights[l].leftCols(units).transpose() * delta);
+    delta = (cache.a[l - 1].array() > 0.0).select(back, 0.0);
+  }
+}
+
+}  // namespace bnn

@@ -1,0 +1,129 @@
+// The deterministic ReLU network (gradients against finite differences), Bayesian
+// optimization (on functions with a known minimum, with failing evaluations) and BP.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+
+#include "methods/bp/bp.hpp"
+#include "methods/core/relu_network.hpp"
+#include "methods/registry.hpp"
+#include "methods/tuning/bayes_opt.hpp"
+
+using namespace bnn;
+
+TEST_CASE("ReLU network gradients match finite differences", "[bp]") {
+  Rng rng(1);
+  const ReluNetwork net = ReluNetwork::random(3, {4, 3}, 1.0, rng);
+  Eigen::VectorXd x(3);
+  x << 0.3, -0.8, 1.1;
+  ReluCache cache;
+  std::vector<RowMatrix> g;
+  for (const auto& W : net.weights) g.push_back(RowMatrix::Zero(W.rows(), W.cols()));
+  relu_forward(net.weights, x, cache);
+  relu_backward(net.weights, cache, 1.0, g);
+  for (std::size_t l = 0; l < net.weights.size(); ++l)
+    for (Eigen::Index i = 0; i < net.weights[l].rows(); ++i)
+      for (Eigen::Index j = 0; j < net.weights[l].cols(); ++j) {
+        auto plus = net.weights, minus = net.weights;
+        plus[l](i, j) += 1e-6;
+        minus[l](i, j) -= 1e-6;
+        const double fd = (relu_forward(plus, x, cache) - relu_forward(minus, x, cache)) / 2e-6;
+        CHECK(g[l](i, j) == Approx(fd).epsilon(1e-6).margin(1e-9));
+      }
+}
+
+TEST_CASE("expected improvement formula", "[bp]") {
+  // EI = (best - mean) Phi(z) + sd phi(z), z = (best - mean) / sd.
+  CHECK(tuning::expected_improvement(0.0, 0.0, 1.0) == Approx(1.0 / std::sqrt(2 * M_PI)));
+  CHECK(tuning::expected_improvement(1.0, 3.0, 0.0) == 0.0);
+  CHECK(tuning::expected_improvement(3.0, 1.0, 0.0) == 2.0);
+  CHECK(tuning::expected_improvement(0.0, 1.0, 0.5) < tuning::expected_improvement(0.0, 1.0, 1.0));
+}
+
+TEST_CASE("surrogate interpolates its data", "[bp]") {
+  Eigen::MatrixXd X(8, 2);
+  Eigen::VectorXd y(8);
+  for (int i = 0; i < 8; ++i) {
+    X(i, 0) = i / 7.0;
+    X(i, 1) = (i * 3 % 8) / 7.0;
+    y[i] = std::sin(3 * X(i, 0)) + X(i, 1) * X(i, 1);
+  }
+  const tuning::Surrogate s = tuning::fit_surrogate(X, y);
+  for (int i = 0; i < 8; ++i) {
+    double mean = 0.0, sd = 0.0;
+    s.predict(X.row(i).transpose(), mean, sd);
+    CHECK(mean == Approx(y[i]).margin(0.05));
+    CHECK(sd < 0.2);
+  }
+}
+
+TEST_CASE("Bayesian optimization finds the minimum of a smooth function", "[bp]") {
+  Rng rng(2);
+  int calls = 0;
+  const auto f = [&](const Eigen::VectorXd& u) {
+    ++calls;
+    return std::pow(u[0] - 0.3, 2) + 2.0 * std::pow(u[1] - 0.7, 2) + 0.5 * std::pow(u[2] - 0.5, 2);
+  };
+  tuning::BayesOptOptions options;
+  const auto result = tuning::minimize(f, 3, options, rng);
+  CHECK(calls == 30);
+  CHECK(result.best_value < 0.01);
+  CHECK(std::abs(result.best_x[0] - 0.3) < 0.1);
+  CHECK(std::abs(result.best_x[1] - 0.7) < 0.1);
+  // Random search with the same budget does worse on average: compare with its expectation
+  // roughly (the chance a random point scores below 0.01 is about 1e-3).
+}
+
+TEST_CASE("Bayesian optimization survives failing evaluations", "[bp]") {
+  Rng rng(3);
+  const auto f = [](const Eigen::VectorXd& u) {
+    if (u[0] > 0.6) return std::numeric_limits<double>::infinity();  // "diverged"
+    return std::pow(u[0] - 0.5, 2) + std::pow(u[1] - 0.2, 2);
+  };
+  const auto result = tuning::minimize(f, 2, {}, rng);
+  CHECK(std::isfinite(result.best_value));
+  CHECK(result.best_x[0] <= 0.6);
+  CHECK(result.best_value < 0.02);
+}
+
+TEST_CASE("BP fits a noisy sine; options are validated", "[bp]") {
+  Rng data_rng(4);
+  RegressionData data{Eigen::MatrixXd(300, 1), Eigen::VectorXd(300)};
+  for (Eigen::Index i = 0; i < 300; ++i) {
+    data.X(i, 0) = uniform(data_rng, -3, 3);
+    data.y[i] = std::sin(data.X(i, 0)) + 0.1 * standard_normal(data_rng);
+  }
+  bp::Options options;
+  options.tune = false;
+  options.learning_rate = 0.01;
+  options.momentum = 0.5;
+  Rng rng(5);
+  const bp::Model model = bp::fit(data, options, rng);
+  const auto pred = model.predict(data.X);
+  double sse = 0.0;
+  for (Eigen::Index i = 0; i < 300; ++i) sse += std::pow(pred->mean(i) - std::sin(data.X(i, 0)), 2);
+  CHECK(std::sqrt(sse / 300) < 0.15);  // sd of sin(x) on [-3, 3] is 0.7
+  CHECK(pred->variance(0) == Approx(model.report().diagnostics.back().second));
+  CHECK_THROWS_WITH(find_method("bp").fit(data, {{"momentum", "1"}}, rng), Catch::Contains("bp: momentum is 1, but must be < 1"));
+  CHECK_THROWS_WITH(find_method("bp").fit(data, {{"epochs", "0"}}, rng), Catch::Contains("bp: epochs is 0"));
+}
+
+TEST_CASE("BP tuning uses only the training data and reports its choice", "[bp]") {
+  Rng data_rng(6);
+  RegressionData data{Eigen::MatrixXd(120, 2), Eigen::VectorXd(120)};
+  for (Eigen::Index i = 0; i < 120; ++i) {
+    data.X(i, 0) = standard_normal(data_rng);
+    data.X(i, 1) = standard_normal(data_rng);
+    data.y[i] = data.X(i, 0) - 0.5 * data.X(i, 1) + 0.2 * standard_normal(data_rng);
+  }
+  Rng a(7), b(7);
+  const ParamMap options = {{"tuning_evaluations", "8"}, {"epochs", "10"}, {"hidden_layers", "10"}};
+  const auto m1 = find_method("bp").fit(data, options, a);
+  const auto m2 = find_method("bp").fit(data, options, b);
+  CHECK(m1->report().diagnostics == m2->report().diagnostics);  // deterministic
+  double validation_rmse = -1;
+  for (const auto& [k, v] : m1->report().diagnostics)
+    if (k == "validation_rmse") validation_rmse = v;
+  CHECK(validation_rmse > 0.1);
+  CHECK(validation_rmse < 0.6);
+}
