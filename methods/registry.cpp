@@ -6,6 +6,7 @@
 #include "methods/gp/gp_regression.hpp"
 #include "methods/linear/bayes_linear.hpp"
 #include "methods/pbp/pbp.hpp"
+#include "methods/vi/vi.hpp"
 
 namespace bnn {
 namespace {
@@ -51,6 +52,8 @@ std::vector<MethodEntry> build_registry() {
       "pbp", "probabilistic backpropagation (ADF + EP prior refinement, ReLU network)", pbp::fit));
   entries.push_back(make_entry<bp::Options>(
       "bp", "backpropagation: SGD with momentum and weight decay, tuned by Bayesian optimization", bp::fit));
+  entries.push_back(make_entry<vi::Options>(
+      "vi", "variational inference (factorized Gaussian, Monte Carlo bound, SGD; Graves 2011 style)", vi::fit));
   return entries;
 }
 

@@ -5,6 +5,7 @@
 
 #include "methods/core/options.hpp"
 #include "methods/tuning/bayes_opt.hpp"
+#include "methods/tuning/validation.hpp"
 
 namespace bnn::bp {
 namespace {
@@ -81,28 +82,14 @@ Model fit(const RegressionData& data, const Options& options, Rng& rng) {
   double noise_variance = std::numeric_limits<double>::quiet_NaN();
   if (options.tune) {
     // Validation split of the training data only: nothing from the test part is seen.
-    const auto perm = random_permutation(rng, static_cast<std::size_t>(data.X.rows()));
-    const auto n_valid = static_cast<std::size_t>(std::lround(options.validation_fraction * static_cast<double>(perm.size())));
-    if (n_valid < 1 || n_valid + 2 > perm.size())
-      throw std::invalid_argument("bp: the training set is too small to hold out a validation part");
-    Eigen::MatrixXd Xv(static_cast<Eigen::Index>(n_valid), data.X.cols()), Xf(static_cast<Eigen::Index>(perm.size() - n_valid), data.X.cols());
-    Eigen::VectorXd yv(Xv.rows()), yf(Xf.rows());
-    for (std::size_t k = 0; k < perm.size(); ++k) {
-      const auto src = static_cast<Eigen::Index>(perm[k]);
-      if (k < n_valid) {
-        Xv.row(static_cast<Eigen::Index>(k)) = data.X.row(src);
-        yv[static_cast<Eigen::Index>(k)] = data.y[src];
-      } else {
-        Xf.row(static_cast<Eigen::Index>(k - n_valid)) = data.X.row(src);
-        yf[static_cast<Eigen::Index>(k - n_valid)] = data.y[src];
-      }
-    }
+    const tuning::ValidationSplit split = tuning::split_validation(data, options.validation_fraction, rng, kName);
     const std::uint64_t init_seed = rng();  // every candidate starts from the same weights
     const auto objective = [&](const Eigen::VectorXd& u) {
       Rng run(init_seed);
       ReluNetwork net = ReluNetwork::random(data.X.cols(), options.hidden_layers, 1.0, run);
-      if (!train(net, Xf, yf, options.epochs, from_unit_cube(u), run)) return std::numeric_limits<double>::infinity();
-      const double mse = mean_squared_error(net, Xv, yv);
+      if (!train(net, split.fit.X, split.fit.y, options.epochs, from_unit_cube(u), run))
+        return std::numeric_limits<double>::infinity();
+      const double mse = mean_squared_error(net, split.validation.X, split.validation.y);
       return std::isfinite(mse) ? std::sqrt(mse) : std::numeric_limits<double>::infinity();
     };
     tuning::BayesOptOptions bo;

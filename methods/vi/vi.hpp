@@ -1,0 +1,97 @@
+#pragma once
+// Variational inference in the style of Graves (2011), the VI baseline of the PBP paper:
+// a factorized Gaussian q(w) = N(mu, exp(rho)^2) over the weights of the same ReLU
+// network, a N(0, prior_variance) prior, a Gaussian likelihood whose noise variance is a
+// point estimate; the negative lower bound is estimated by Monte Carlo one data point at a
+// time (its KL term divided by n) and minimized by SGD with momentum. Learning rate and
+// momentum are chosen by Bayesian optimization on a validation part of the training data.
+//
+// Estimators of the bound's gradient: "weights" samples every weight (Graves 2011);
+// "local" samples each unit's pre-activation from its Gaussian given the layer input (the
+// local reparameterization of Kingma, Salimans & Welling 2015): the same bound, a lower
+// variance, and one draw per unit instead of one per weight. The predictive is a Gaussian
+// moment-matched to Monte Carlo draws of the network output (as the PBP paper reports it),
+// or the Gaussian mixture over the draws.
+#include <string>
+#include <vector>
+
+#include "methods/core/model.hpp"
+#include "methods/core/relu_network.hpp"
+#include "methods/core/rng.hpp"
+
+namespace bnn::vi {
+
+struct Options {
+  std::vector<int> hidden_layers = {50};
+  int epochs = 40;
+  std::string estimator = "local";  // or "weights"
+  bool tune = true;
+  int tuning_evaluations = 30;
+  double validation_fraction = 0.2;
+  double learning_rate = 1e-3;  // used as given when tune = false
+  double momentum = 0.9;
+  double prior_variance = 1.0;
+  double initial_sd = 0.01;            // initial posterior standard deviation of each weight
+  double initial_noise_variance = 0.5;  // on the normalized target scale
+  int predictive_samples = 100;
+  std::string predictive = "gaussian";  // or "mixture"
+
+  template <class Visitor>
+  void visit(Visitor&& v) {
+    v("hidden_layers", hidden_layers, "units per hidden layer, e.g. 50 or 50,50");
+    v("epochs", epochs, "passes over the training data");
+    v("estimator", estimator, "gradient estimator: local (reparameterized pre-activations) or weights (Graves)");
+    v("tune", tune, "choose learning rate and momentum by Bayesian optimization");
+    v("tuning_evaluations", tuning_evaluations, "Bayesian-optimization evaluations");
+    v("validation_fraction", validation_fraction, "part of the training data held out for tuning");
+    v("learning_rate", learning_rate, "SGD step size (when tune = false)");
+    v("momentum", momentum, "SGD momentum (when tune = false)");
+    v("prior_variance", prior_variance, "variance of the Gaussian prior on every weight");
+    v("initial_sd", initial_sd, "initial posterior standard deviation of every weight");
+    v("initial_noise_variance", initial_noise_variance, "initial noise variance (normalized targets)");
+    v("predictive_samples", predictive_samples, "Monte Carlo draws of the weights for predictions");
+    v("predictive", predictive, "gaussian (moment-matched) or mixture (over the draws)");
+  }
+  void validate() const;
+};
+
+// q(w) and the noise variance.
+struct Posterior {
+  std::vector<RowMatrix> mean, rho;  // rho = log sd
+  double log_noise_variance = 0.0;
+};
+
+// Trains by SGD; returns false if the bound diverged.
+bool train(Posterior& q, const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Options& options,
+           double learning_rate, double momentum, Rng& rng);
+
+// One draw of the per-point negative lower bound, -log p(y | x, w) + KL(q || p) / n: returns
+// the data term and the gradient of the whole with respect to mean, rho and the log noise
+// variance (exposed for tests).
+struct BoundGradient {
+  std::vector<RowMatrix> d_mean, d_rho;
+  double d_log_noise = 0.0;
+};
+double point_loss(const Posterior& q, const Eigen::Ref<const Eigen::VectorXd>& x, double y, double n,
+                  const Options& options, Rng& rng, BoundGradient& gradient);
+
+// KL(q || N(0, prior_variance I)).
+double kl_divergence(const Posterior& q, double prior_variance);
+
+class Model final : public bnn::Model {
+ public:
+  Model(Posterior q, Options options, std::uint64_t seed, FitReport report)
+      : q_(std::move(q)), options_(std::move(options)), seed_(seed), report_(std::move(report)) {}
+  std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
+  const FitReport& report() const override { return report_; }
+
+ private:
+  Posterior q_;
+  Options options_;
+  std::uint64_t seed_;  // predictions draw their weights from their own stream
+  FitReport report_;
+};
+
+Model fit(const RegressionData& train, const Options& options, Rng& rng);
+
+}  // namespace bnn::vi

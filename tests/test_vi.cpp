@@ -1,0 +1,92 @@
+// VI: the per-point bound gradient against finite differences for both estimators (the same
+// random draws on both sides), the KL term, and a fit on a simple problem.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "methods/registry.hpp"
+#include "methods/vi/vi.hpp"
+
+using namespace bnn;
+
+namespace {
+vi::Posterior random_posterior(Rng& rng) {
+  vi::Posterior q;
+  for (auto [out, in] : {std::pair{4, 3}, std::pair{1, 5}}) {
+    RowMatrix m(out, in), r(out, in);
+    for (Eigen::Index k = 0; k < m.size(); ++k) {
+      m.data()[k] = standard_normal(rng);
+      r.data()[k] = std::log(0.1 + 0.4 * uniform01(rng));
+    }
+    q.mean.push_back(m);
+    q.rho.push_back(r);
+  }
+  q.log_noise_variance = std::log(0.3);
+  return q;
+}
+}  // namespace
+
+TEST_CASE("VI bound gradients match finite differences with fixed draws", "[vi]") {
+  Rng rng(1);
+  const vi::Posterior q = random_posterior(rng);
+  Eigen::VectorXd x(2);
+  x << 0.5, -1.2;
+  const double y = 0.8, n = 50.0;
+  for (const char* estimator : {"local", "weights"}) {
+    vi::Options options;
+    options.estimator = estimator;
+    options.prior_variance = 2.0;
+    const auto bound = [&](const vi::Posterior& p) {
+      Rng draws(99);  // the same draws every time
+      vi::BoundGradient unused;
+      return vi::point_loss(p, x, y, n, options, draws, unused) + vi::kl_divergence(p, options.prior_variance) / n;
+    };
+    Rng draws(99);
+    vi::BoundGradient g;
+    vi::point_loss(q, x, y, n, options, draws, g);
+    for (std::size_t l = 0; l < q.mean.size(); ++l)
+      for (Eigen::Index k = 0; k < q.mean[l].size(); ++k) {
+        for (int which = 0; which < 2; ++which) {
+          vi::Posterior a = q, b = q;
+          auto& pa = which == 0 ? a.mean[l] : a.rho[l];
+          auto& pb = which == 0 ? b.mean[l] : b.rho[l];
+          pa.data()[k] += 1e-6;
+          pb.data()[k] -= 1e-6;
+          const double fd = (bound(a) - bound(b)) / 2e-6;
+          const double analytic = (which == 0 ? g.d_mean[l] : g.d_rho[l]).data()[k];
+          INFO(estimator << " layer " << l << " weight " << k << (which == 0 ? " mean" : " rho"));
+          CHECK(analytic == Approx(fd).epsilon(1e-5).margin(1e-8));
+        }
+      }
+    vi::Posterior a = q, b = q;
+    a.log_noise_variance += 1e-6;
+    b.log_noise_variance -= 1e-6;
+    CHECK(g.d_log_noise == Approx((bound(a) - bound(b)) / 2e-6).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("VI KL term equals the closed form", "[vi]") {
+  vi::Posterior q;
+  q.mean = {RowMatrix::Constant(1, 2, 0.5)};
+  q.rho = {RowMatrix::Constant(1, 2, std::log(0.2))};
+  // KL(N(0.5, 0.04) || N(0, 2)) = 1/2 log(2/0.04) + (0.04 + 0.25)/(2*2) - 1/2, per weight.
+  const double per_weight = 0.5 * std::log(2.0 / 0.04) + 0.29 / 4.0 - 0.5;
+  CHECK(vi::kl_divergence(q, 2.0) == Approx(2 * per_weight));
+}
+
+TEST_CASE("VI fits a noisy sine; options are validated", "[vi]") {
+  Rng data_rng(2);
+  RegressionData data{Eigen::MatrixXd(200, 1), Eigen::VectorXd(200)};
+  for (Eigen::Index i = 0; i < 200; ++i) {
+    data.X(i, 0) = uniform(data_rng, -3, 3);
+    data.y[i] = std::sin(data.X(i, 0)) + 0.1 * standard_normal(data_rng);
+  }
+  Rng rng(3);
+  const auto model = find_method("vi").fit(
+      data, {{"tune", "false"}, {"learning_rate", "0.003"}, {"momentum", "0.5"}, {"hidden_layers", "20"}}, rng);
+  const auto p = model->predict(data.X);
+  double sse = 0.0;
+  for (Eigen::Index i = 0; i < 200; ++i) sse += std::pow(p->mean(i) - std::sin(data.X(i, 0)), 2);
+  CHECK(std::sqrt(sse / 200) < 0.2);
+  CHECK_THROWS_WITH(find_method("vi").fit(data, {{"estimator", "magic"}}, rng), Catch::Contains("vi: estimator is 'magic'"));
+  CHECK_THROWS_WITH(find_method("vi").fit(data, {{"predictive_samples", "1"}}, rng), Catch::Contains("vi: predictive_samples is 1"));
+}
