@@ -39,7 +39,7 @@ void Options::validate() const {
   require_positive(name, "gradient_tolerance", gradient_tolerance);
   require_positive(name, "initial_signal_variance", initial_signal_variance);
   require_positive(name, "initial_bias_variance", initial_bias_variance);
-  require_positive(name, "initial_input_variance", initial_input_variance);
+  require_at_least(name, "initial_input_variance", initial_input_variance, 0.0);
   require_positive(name, "initial_noise_variance", initial_noise_variance);
 }
 
@@ -201,7 +201,11 @@ Model fit(const RegressionData& train, const Options& options, Rng& rng) {
   Hyperparameters initial;
   initial.kernel.signal_variance = options.initial_signal_variance;
   initial.kernel.bias_variance = options.initial_bias_variance;
-  initial.kernel.input_variances = Eigen::VectorXd::Constant(d, options.initial_input_variance);
+  // With many normalized inputs a unit variance per input makes u'Su ~ d: the kernel starts
+  // almost white and the optimizer can drift to the all-noise solution. Start at 1/d.
+  const double input_variance =
+      options.initial_input_variance > 0.0 ? options.initial_input_variance : 1.0 / static_cast<double>(d);
+  initial.kernel.input_variances = Eigen::VectorXd::Constant(d, input_variance);
   initial.noise_variance = options.initial_noise_variance;
 
   // Deterministic start: the shared-scale optimum (for GP-ARD, expanded to one variance per

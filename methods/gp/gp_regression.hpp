@@ -18,7 +18,7 @@ struct Options {
   double gradient_tolerance = 1e-3;  // relative, for L-BFGS-B convergence
   double initial_signal_variance = 1.0;
   double initial_bias_variance = 1.0;
-  double initial_input_variance = 1.0;
+  double initial_input_variance = 0.0;  // 0: 1 / (number of inputs)
   double initial_noise_variance = 0.1;
 
   template <class Visitor>
@@ -29,7 +29,8 @@ struct Options {
     v("gradient_tolerance", gradient_tolerance, "relative gradient norm at which a start stops");
     v("initial_signal_variance", initial_signal_variance, "start value of the signal variance");
     v("initial_bias_variance", initial_bias_variance, "start value of the bias weight variance");
-    v("initial_input_variance", initial_input_variance, "start value of the input weight variance(s)");
+    v("initial_input_variance", initial_input_variance,
+      "start value of the input weight variance(s); 0 means 1/inputs, so that u'Su is about 1 for normalized inputs");
     v("initial_noise_variance", initial_noise_variance, "start value of the noise variance");
   }
   void validate() const;
