@@ -23,14 +23,13 @@ double mean_squared_error(const ReluNetwork& net, const Eigen::MatrixXd& X, cons
 }  // namespace
 
 void Options::validate() const {
-  if (hidden_layers.empty()) throw std::invalid_argument("bp: hidden_layers is empty, but must list >= 1 layer");
-  for (int units : hidden_layers) require_at_least(kName, "each entry of hidden_layers", units, 1);
+  require_hidden_layers(kName, hidden_layers);
   require_at_least(kName, "epochs", epochs, 1);
   require_at_least(kName, "tuning_evaluations", tuning_evaluations, 1);
   require_in_open_unit(kName, "validation_fraction", validation_fraction);
   require_positive(kName, "learning_rate", learning_rate);
   require_at_least(kName, "momentum", momentum, 0.0);
-  if (!(momentum < 1.0)) throw std::invalid_argument("bp: momentum is " + option_detail::format_double(momentum) + ", but must be < 1");
+  require_below(kName, "momentum", momentum, 1.0);
   require_at_least(kName, "weight_decay", weight_decay, 0.0);
 }
 

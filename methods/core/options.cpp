@@ -61,4 +61,16 @@ void require_in_open_unit(std::string_view method, std::string_view name, double
                                 number(value) + ", but must be in (0, 1)");
 }
 
+void require_below(std::string_view method, std::string_view name, double value, double bound) {
+  if (!(value < bound))
+    throw std::invalid_argument(std::string(method) + ": " + std::string(name) + " is " + number(value) +
+                                ", but must be < " + number(bound));
+}
+
+void require_hidden_layers(std::string_view method, const std::vector<int>& hidden_layers) {
+  if (hidden_layers.empty())
+    throw std::invalid_argument(std::string(method) + ": hidden_layers is empty, but must list >= 1 layer");
+  for (int units : hidden_layers) require_at_least(method, "each entry of hidden_layers", units, 1);
+}
+
 }  // namespace bnn

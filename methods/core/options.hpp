@@ -150,5 +150,8 @@ std::string canonical_options(Options options) {
 void require_at_least(std::string_view method, std::string_view name, double value, double bound);
 void require_positive(std::string_view method, std::string_view name, double value);
 void require_in_open_unit(std::string_view method, std::string_view name, double value);
+void require_below(std::string_view method, std::string_view name, double value, double bound);
+// A network's hidden layers: at least one, each with at least one unit.
+void require_hidden_layers(std::string_view method, const std::vector<int>& hidden_layers);
 
 }  // namespace bnn

@@ -154,8 +154,7 @@ void PassWorkspace::size_for(const Network& net) {
 }
 
 void Options::validate() const {
-  if (hidden_layers.empty()) throw std::invalid_argument("pbp: hidden_layers is empty, but must list >= 1 layer");
-  for (int units : hidden_layers) require_at_least(kName, "each entry of hidden_layers", units, 1);
+  require_hidden_layers(kName, hidden_layers);
   require_at_least(kName, "epochs", epochs, 1);
   require_positive(kName, "prior_rate", prior_rate);
   require_positive(kName, "noise_rate", noise_rate);

@@ -44,8 +44,7 @@ double kl_divergence(const Posterior& q, double prior_variance) {
 }
 
 void Options::validate() const {
-  if (hidden_layers.empty()) throw std::invalid_argument("vi: hidden_layers is empty, but must list >= 1 layer");
-  for (int units : hidden_layers) require_at_least(kName, "each entry of hidden_layers", units, 1);
+  require_hidden_layers(kName, hidden_layers);
   require_at_least(kName, "epochs", epochs, 1);
   if (estimator != "local" && estimator != "weights")
     throw std::invalid_argument("vi: estimator is '" + estimator + "', but must be local or weights");
@@ -55,7 +54,7 @@ void Options::validate() const {
   require_in_open_unit(kName, "validation_fraction", validation_fraction);
   require_positive(kName, "learning_rate", learning_rate);
   require_at_least(kName, "momentum", momentum, 0.0);
-  if (!(momentum < 1.0)) throw std::invalid_argument("vi: momentum is " + option_detail::format_double(momentum) + ", but must be < 1");
+  require_below(kName, "momentum", momentum, 1.0);
   require_positive(kName, "prior_variance", prior_variance);
   require_positive(kName, "initial_sd", initial_sd);
   require_positive(kName, "initial_noise_variance", initial_noise_variance);
