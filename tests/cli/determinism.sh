@@ -3,16 +3,16 @@
 # a rerun skips finished jobs.
 source "$(dirname "$0")/lib.sh"
 "$BNNBENCH" datasets fetch --from "$MIRROR" boston yacht 2>/dev/null
-run() { "$BNNBENCH" run pbp-table1 --methods linear --datasets boston,yacht -q --no-report "$@"; }
+run() { "$BNNBENCH" run pbp-table1 --methods linear,pbp --datasets boston,yacht -q --no-report "$@"; }
 run --threads 1 --results "$work/t1"
 run --threads 2 --results "$work/t2"
 splits_without_time pbp-table1 --results "$work/t1" > t1.csv
 splits_without_time pbp-table1 --results "$work/t2" > t2.csv
-[ "$(wc -l < t1.csv)" -eq $((40 * 6)) ] || fail "expected 40 jobs x 6 metrics, got $(wc -l < t1.csv) lines"
+[ "$(wc -l < t1.csv)" -eq $((80 * 6)) ] || fail "expected 80 jobs x 6 metrics, got $(wc -l < t1.csv) lines"
 cmp -s t1.csv t2.csv || { diff t1.csv t2.csv | head; fail "1 and 2 threads differ"; }
 # Rerun: nothing left to do, results unchanged.
-out=$(run --threads 2 --results "$work/t2" 2>&1 >/dev/null; "$BNNBENCH" run pbp-table1 --methods linear --datasets boston,yacht --threads 2 --results "$work/t2" --no-report 2>&1)
-echo "$out" | grep -q 'ran 0 job(s).*40 already done' || fail "rerun did not skip finished jobs: $out"
+out=$("$BNNBENCH" run pbp-table1 --methods linear,pbp --datasets boston,yacht --threads 2 --results "$work/t2" --no-report 2>&1)
+echo "$out" | grep -q 'ran 0 job(s).*80 already done' || fail "rerun did not skip finished jobs: $out"
 splits_without_time pbp-table1 --results "$work/t2" | cmp -s - t1.csv || fail "rerun changed results"
 # A different seed changes the random parts (none for published splits and an exact method),
 # but a k-fold experiment's folds depend on it.
