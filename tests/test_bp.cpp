@@ -86,7 +86,7 @@ TEST_CASE("Bayesian optimization survives failing evaluations", "[bp]") {
   CHECK(result.best_value < 0.02);
 }
 
-TEST_CASE("BP fits a noisy sine; options are validated", "[bp]") {
+TEST_CASE("BP fits a noisy sine, and its options are validated", "[bp]") {
   Rng data_rng(4);
   RegressionData data{Eigen::MatrixXd(300, 1), Eigen::VectorXd(300)};
   for (Eigen::Index i = 0; i < 300; ++i) {

@@ -73,7 +73,7 @@ TEST_CASE("VI KL term equals the closed form", "[vi]") {
   CHECK(vi::kl_divergence(q, 2.0) == Approx(2 * per_weight));
 }
 
-TEST_CASE("VI fits a noisy sine; options are validated", "[vi]") {
+TEST_CASE("VI fits a noisy sine, and its options are validated", "[vi]") {
   Rng data_rng(2);
   RegressionData data{Eigen::MatrixXd(200, 1), Eigen::VectorXd(200)};
   for (Eigen::Index i = 0; i < 200; ++i) {
