@@ -1,4 +1,5 @@
 // Rendering a ReportData as Markdown, LaTeX (booktabs) or tidy CSV.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -104,7 +105,15 @@ std::string provenance(const ReportData& r, const std::string& bullet) {
   out << bullet << "Results: " << r.store_path << " — " << r.runs.size() << " run(s), " << jobs_run
       << " job(s) run, wall time " << number(wall, 1) << " s; code " << join(versions) << "; host " << join(hosts)
       << " (" << join(machines) << "); threads " << join(threads);
-  if (!r.runs.empty()) out << "; first run " << r.runs.front().started_at << ", last finished " << r.runs.back().finished_at;
+  if (!r.runs.empty()) {
+    // ISO-8601 UTC stamps order as strings; merged stores list runs in merge order.
+    std::string first = r.runs.front().started_at, last;
+    for (const auto& run : r.runs) {
+      first = std::min(first, run.started_at);
+      last = std::max(last, run.finished_at);
+    }
+    out << "; first run " << first << ", last finished " << (last.empty() ? "—" : last);
+  }
   out << "\n";
   return out.str();
 }

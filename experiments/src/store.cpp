@@ -389,6 +389,8 @@ long ResultsStore::merge_from(const std::string& other_results_dir) {
   const std::string other = (fs::path(other_results_dir) / "bnnbench.sqlite").string();
   if (!fs::exists(other)) throw std::runtime_error("no results store in " + other_results_dir);
   if (fs::equivalent(other, path_)) throw std::runtime_error("cannot merge a store into itself: " + other);
+  // A store written by an older version may lack newer tables: opening it adds them.
+  { ResultsStore upgrade(other_results_dir, false); }
   std::lock_guard lock(mutex_);
   {
     Statement attach(db_, "ATTACH DATABASE ?1 AS other", path_);

@@ -15,4 +15,8 @@ cmp -s merged.csv all.csv || { diff merged.csv all.csv | head; fail "merged shar
 "$BNNBENCH" report quickstart --results "$work/merged" | grep -q '^| epnn-case2 |' || fail "report of merged store lacks rows"
 # Merging again copies nothing new.
 "$BNNBENCH" merge --results "$work/merged" "$work/s1" 2>&1 | grep -q 'merged 0 job' || fail "re-merge copied jobs twice"
+# A store written before the grid table existed still merges.
+cp -r "$work/s1" "$work/old"
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("DROP TABLE grid"); c.commit()' "$work/old/bnnbench.sqlite"
+"$BNNBENCH" merge --results "$work/from-old" "$work/old" 2>&1 | grep -q "merged [1-9][0-9]* job" || fail "merge from a store without the grid table failed"
 echo "shard_merge: all checks passed"
