@@ -4,6 +4,7 @@
 
 #include "methods/bp/bp.hpp"
 #include "methods/gp/gp_regression.hpp"
+#include "methods/hmc/nn_mc.hpp"
 #include "methods/linear/bayes_linear.hpp"
 #include "methods/pbp/pbp.hpp"
 #include "methods/vi/vi.hpp"
@@ -54,6 +55,11 @@ std::vector<MethodEntry> build_registry() {
       "bp", "backpropagation: SGD with momentum and weight decay, tuned by Bayesian optimization", bp::fit));
   entries.push_back(make_entry<vi::Options>(
       "vi", "variational inference (factorized Gaussian, Monte Carlo bound, SGD; Graves 2011 style)", vi::fit));
+  entries.push_back(make_entry<hmc::Options>(
+      "nn-mc", "Neal's hierarchical Bayesian MLP (tanh, ARD) by HMC with Gibbs hyperparameter updates", hmc::fit));
+  entries.push_back(make_entry<hmc::Options>(
+      "hmc", "HMC on the PBP model (ReLU, one shared weight precision, Gamma(6, 6) priors)", hmc::fit,
+      hmc::pbp_model_defaults()));
   return entries;
 }
 

@@ -127,6 +127,7 @@ std::string render_markdown(const ReportData& r) {
   out << "# " << s.name << (s.title.empty() ? "" : ": " + s.title) << "\n\n";
   out << provenance(r, "- ");
   for (const auto& n : r.notes) out << "- Note: " << n << "\n";
+  for (const auto& w : r.warnings) out << "- Warning: " << w << "\n";
   if (s.grid) out << "- Figure data (predictions on a grid): `bnnbench report " << s.name << " --format grid`; training points: `--format observations`.\n";
   out << "- `*` marks our value where it differs from the paper's by more than two combined standard errors.\n\n";
   if (s.report.layout == "dataset-rows") {

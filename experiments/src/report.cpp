@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
+#include <string_view>
 
 #include "plan.hpp"
 
@@ -69,6 +71,7 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
   });
   const std::vector<JobRecord> jobs = store.jobs(spec.name, need_points);
   std::set<std::string> stale;
+  std::map<std::pair<std::string, std::string>, std::vector<int>> warned;  // (dataset/label, text) -> splits
 
   for (const auto& dc : spec.datasets) {
     const data::DatasetSpec& ds = registry.find(dc.name);
@@ -86,6 +89,12 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
         }
         if (j.status == "ok") {
           ok.push_back(&j);
+          std::string_view rest = j.warnings;
+          while (!rest.empty()) {
+            const auto cut = rest.find("; ");
+            warned[{ds.name + "/" + m.label, std::string(rest.substr(0, cut))}].push_back(j.key.split);
+            rest = cut == std::string_view::npos ? std::string_view{} : rest.substr(cut + 2);
+          }
           if (row.n_train == 0) {
             row.n_train = j.n_train;
             row.n_test = j.n_test;
@@ -131,6 +140,12 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
       c.differs = combined > 0 && std::abs(c.ours->value - c.paper->value) > 2.0 * combined;
     }
     r.datasets.push_back(row);
+  }
+  for (const auto& [key, splits] : warned) {
+    std::string list;
+    for (std::size_t i = 0; i < splits.size(); ++i) list += (i ? ", " : "") + std::to_string(splits[i]);
+    r.warnings.push_back(key.first + ": " + key.second + " (" + std::to_string(splits.size()) +
+                         (splits.size() == 1 ? " split: " : " splits: ") + list + ")");
   }
   for (const auto& s : stale)
     r.notes.push_back(s + ": the store also holds results made with other options or seed (not shown; pass the run's --set to report them)");

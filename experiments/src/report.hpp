@@ -37,6 +37,8 @@ struct ReportData {
   std::map<std::tuple<std::string, std::string, std::string>, Cell> cells;  // dataset, label, metric
   std::vector<std::string> notes;
   std::vector<std::string> failures;  // "dataset/label/split k: message"
+  // Warnings of finished fits (e.g. R-hat above 1.1), one line per dataset/label and text.
+  std::vector<std::string> warnings;
   std::vector<RunRecord> runs;
   std::string store_path;
 

@@ -28,6 +28,28 @@ double standard_normal(Rng& rng) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
+double gamma_draw(Rng& rng, double shape) {
+  if (shape < 1.0) {
+    // Gamma(a) = Gamma(a + 1) * U^(1/a).
+    const double u = uniform_open01(rng);
+    return gamma_draw(rng, shape + 1.0) * std::pow(u, 1.0 / shape);
+  }
+  // Marsaglia & Tsang (2000), "A simple method for generating gamma variables".
+  const double d = shape - 1.0 / 3.0;
+  const double c = 1.0 / std::sqrt(9.0 * d);
+  for (;;) {
+    double x, v;
+    do {
+      x = standard_normal(rng);
+      v = 1.0 + c * x;
+    } while (v <= 0.0);
+    v = v * v * v;
+    const double u = uniform_open01(rng);
+    if (u < 1.0 - 0.0331 * x * x * x * x) return d * v;
+    if (std::log(u) < 0.5 * x * x + d * (1.0 - v + std::log(v))) return d * v;
+  }
+}
+
 std::uint64_t uniform_index(Rng& rng, std::uint64_t n) {
   if (n == 0) return 0;
   const std::uint64_t limit = UINT64_MAX - (UINT64_MAX % n);

@@ -19,6 +19,8 @@ double uniform_open01(Rng& rng);
 double uniform(Rng& rng, double lo, double hi);
 // Standard normal by the Box-Muller transform (one draw per call, no cached state).
 double standard_normal(Rng& rng);
+// Gamma(shape, rate 1) (Marsaglia-Tsang); divide by a rate to get Gamma(shape, rate).
+double gamma_draw(Rng& rng, double shape);
 // Uniform integer in [0, n), rejection-sampled so it is exactly uniform.
 std::uint64_t uniform_index(Rng& rng, std::uint64_t n);
 // Fisher-Yates permutation of 0..n-1.

@@ -1,0 +1,453 @@
+#include "nn_mc.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <numbers>
+#include <stdexcept>
+
+#include "diagnostics.hpp"
+#include "methods/core/options.hpp"
+#include "sampler.hpp"
+
+namespace bnn::hmc {
+
+void Options::validate(std::string_view method) const {
+  require_hidden_layers(method, hidden_layers);
+  parse_activation(activation);
+  if (prior != "ard" && prior != "layer" && prior != "shared")
+    throw std::invalid_argument(std::string(method) + ": prior is '" + prior + "', but must be ard, layer or shared");
+  require_positive(method, "weight_prior_shape", weight_prior_shape);
+  require_positive(method, "input_prior_scale", input_prior_scale);
+  require_positive(method, "weight_prior_scale", weight_prior_scale);
+  require_positive(method, "bias_prior_scale", bias_prior_scale);
+  require_positive(method, "output_prior_scale", output_prior_scale);
+  require_positive(method, "noise_prior_shape", noise_prior_shape);
+  require_positive(method, "noise_prior_scale", noise_prior_scale);
+  require_at_least(method, "chains", chains, 1);
+  require_at_least(method, "warmup", warmup, 20);
+  require_at_least(method, "thin", thin, 1);
+  require_at_least(method, "samples", samples, 4.0 * chains * thin);
+  if (hyperparameters != "gibbs" && hyperparameters != "integrated")
+    throw std::invalid_argument(std::string(method) + ": hyperparameters is '" + hyperparameters +
+                                "', but must be gibbs or integrated");
+  if (metric != "neal" && metric != "adapted")
+    throw std::invalid_argument(std::string(method) + ": metric is '" + metric + "', but must be neal or adapted");
+  require_at_least(method, "leapfrog_steps", leapfrog_steps, 1);
+  require_in_open_unit(method, "target_accept", target_accept);
+  require_at_least(method, "step_jitter", step_jitter, 0.0);
+  require_below(method, "step_jitter", step_jitter, 1.0);
+  require_at_least(method, "hyper_delay", hyper_delay, 0);
+  require_below(method, "hyper_delay", hyper_delay, warmup);
+  require_positive(method, "initial_sd", initial_sd);
+  require_at_least(method, "diagnostic_points", diagnostic_points, 1);
+}
+
+Options pbp_model_defaults() {
+  Options o;
+  o.hidden_layers = {50};
+  o.activation = "relu";
+  o.prior = "shared";
+  o.weight_prior_shape = 6.0;  // Gamma(6, 6) on the weight and the noise precision, as PBP
+  o.weight_prior_scale = 1.0;
+  o.noise_prior_shape = 6.0;
+  o.noise_prior_scale = 1.0;
+  return o;
+}
+
+PriorGroups make_prior_groups(const MlpShape& shape, const Options& o) {
+  PriorGroups g;
+  const Eigen::Index P = shape.parameter_count();
+  g.group.assign(static_cast<std::size_t>(P), -1);
+  g.multiplier = Eigen::VectorXd::Ones(P);
+  std::vector<double> shapes, rates;
+  const auto add_group = [&](std::string name, double scale) {
+    g.names.push_back(std::move(name));
+    shapes.push_back(o.weight_prior_shape);
+    rates.push_back(o.weight_prior_shape * scale * scale);  // E[precision] = 1 / scale^2
+    return static_cast<int>(g.names.size()) - 1;
+  };
+  const auto assign = [&](Eigen::Index begin, Eigen::Index count, int group, double multiplier) {
+    for (Eigen::Index i = begin; i < begin + count; ++i) {
+      g.group[static_cast<std::size_t>(i)] = group;
+      g.multiplier[i] = multiplier;
+    }
+  };
+  const std::size_t L = shape.hidden.size();
+  if (o.prior == "shared") {
+    const int all = add_group("weights", o.weight_prior_scale);
+    for (std::size_t l = 0; l <= L; ++l) {
+      const double fan_in = static_cast<double>(shape.layer_inputs(l) + 1);
+      assign(shape.weight_offset(l), shape.layer_units(l) * (shape.layer_inputs(l) + 1), all, fan_in);
+    }
+  } else {
+    for (std::size_t l = 0; l <= L; ++l) {
+      const Eigen::Index units = shape.layer_units(l), inputs = shape.layer_inputs(l);
+      const Eigen::Index w0 = shape.weight_offset(l);
+      const bool output = l == L;
+      if (l == 0 && !output && o.prior == "ard") {
+        for (Eigen::Index j = 0; j < inputs; ++j) {
+          const int group = add_group("input " + std::to_string(j + 1), o.input_prior_scale);
+          for (Eigen::Index k = 0; k < units; ++k) assign(w0 + k * inputs + j, 1, group, 1.0);
+        }
+      } else if (l == 0 && !output) {
+        assign(w0, units * inputs, add_group("input weights", o.input_prior_scale), 1.0);
+      } else if (!output) {
+        assign(w0, units * inputs, add_group("layer " + std::to_string(l + 1) + " weights", o.weight_prior_scale),
+               static_cast<double>(inputs));
+      } else {
+        // Output weights: variance scale^2 / units, so the prior of f stays put as units grow.
+        assign(w0, inputs, add_group("output weights", o.output_prior_scale), L == 0 ? 1.0 : static_cast<double>(inputs));
+      }
+      assign(shape.bias_offset(l), units,
+             add_group(output ? "output bias" : "layer " + std::to_string(l + 1) + " biases", o.bias_prior_scale), 1.0);
+    }
+  }
+  g.shape = Eigen::Map<Eigen::VectorXd>(shapes.data(), static_cast<Eigen::Index>(shapes.size()));
+  g.rate = Eigen::Map<Eigen::VectorXd>(rates.data(), static_cast<Eigen::Index>(rates.size()));
+  return g;
+}
+
+Eigen::VectorXd gibbs_precisions(const PriorGroups& groups, const Eigen::VectorXd& theta, Rng& rng) {
+  const Eigen::Index G = groups.shape.size();
+  Eigen::VectorXd count = Eigen::VectorXd::Zero(G), sum_squares = Eigen::VectorXd::Zero(G);
+  for (Eigen::Index i = 0; i < theta.size(); ++i) {
+    const int g = groups.group[static_cast<std::size_t>(i)];
+    count[g] += 1.0;
+    sum_squares[g] += groups.multiplier[i] * theta[i] * theta[i];
+  }
+  Eigen::VectorXd precision(G);
+  for (Eigen::Index g = 0; g < G; ++g)  // Gamma(a + m/2, b + sum c w^2 / 2)
+    precision[g] = gamma_draw(rng, groups.shape[g] + 0.5 * count[g]) / (groups.rate[g] + 0.5 * sum_squares[g]);
+  return precision;
+}
+
+namespace {
+
+constexpr const char* kName = "nn-mc";
+
+// The per-parameter prior precisions of the current group precisions.
+Eigen::VectorXd prior_precisions(const PriorGroups& groups, const Eigen::VectorXd& precision) {
+  Eigen::VectorXd p(groups.multiplier.size());
+  for (Eigen::Index i = 0; i < p.size(); ++i) p[i] = groups.multiplier[i] * precision[groups.group[static_cast<std::size_t>(i)]];
+  return p;
+}
+
+}  // namespace
+
+Eigen::VectorXd neal_curvature(const MlpShape& shape, const PriorGroups& groups, const Eigen::VectorXd& precision,
+                               double noise_precision, const Eigen::VectorXd& input_sum_squares, double n) {
+  const Eigen::VectorXd prior = prior_precisions(groups, precision);
+  Eigen::VectorXd curvature = prior;
+  const std::size_t L = shape.hidden.size();
+  // sensitivity of f to the outputs of layer l's units, in expectation over the prior of
+  // the weights above: 1 at the output, units x mean weight variance x sensitivity below it.
+  double sensitivity = 1.0;
+  for (std::size_t l = L + 1; l-- > 0;) {
+    const Eigen::Index units = shape.layer_units(l), inputs = shape.layer_inputs(l);
+    const Eigen::Index w0 = shape.weight_offset(l), b0 = shape.bias_offset(l);
+    for (Eigen::Index k = 0; k < units; ++k) {
+      for (Eigen::Index j = 0; j < inputs; ++j) {
+        const double input_ss = l == 0 ? input_sum_squares[j] : n;  // |g| <= 1 for tanh and erf
+        curvature[w0 + k * inputs + j] += noise_precision * sensitivity * input_ss;
+      }
+      curvature[b0 + k] += noise_precision * sensitivity * n;
+    }
+    double mean_variance = 0.0;
+    for (Eigen::Index i = w0; i < b0; ++i) mean_variance += 1.0 / prior[i];
+    mean_variance /= static_cast<double>(b0 - w0);
+    sensitivity *= static_cast<double>(units) * mean_variance;
+  }
+  return curvature;
+}
+
+namespace {
+
+double gaussian_log_likelihood(double squared_error_half, double noise_variance, double n) {
+  return -0.5 * n * std::log(2.0 * std::numbers::pi * noise_variance) - squared_error_half / noise_variance;
+}
+
+Chains per_chain(const std::vector<ChainResult>& chains, const std::function<double(const ChainResult&, std::size_t)>& value) {
+  Chains out;
+  for (const auto& c : chains) {
+    std::vector<double> v;
+    for (std::size_t s = 0; s < c.draws.size(); ++s) v.push_back(value(c, s));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+}  // namespace
+
+ChainResult run_chain(const MlpShape& shape, const PriorGroups& groups, const RegressionData& train,
+                      const Options& o, const Eigen::MatrixXd& diagnostic_inputs, std::uint64_t seed) {
+  ChainResult out;
+  Rng rng(seed);
+  const Eigen::Index P = shape.parameter_count();
+  const double n = static_cast<double>(train.y.size());
+  MlpWorkspace ws;
+
+  Eigen::VectorXd precision = (groups.shape.array() / groups.rate.array()).matrix();  // prior means
+  double noise_precision = 1.0 / (o.noise_prior_scale * o.noise_prior_scale);
+  const double noise_rate = o.noise_prior_shape * o.noise_prior_scale * o.noise_prior_scale;
+  Eigen::VectorXd prior_precision = prior_precisions(groups, precision);
+
+  // U(theta) = tau E(theta) + 1/2 sum_i p_i theta_i^2, E the half sum of squared errors. With
+  // the precisions integrated out against their Gamma(a, b) priors the data term becomes
+  // (a + n/2) log(b + E) and each group's prior term (a_g + m_g/2) log(b_g + S_g/2), S_g the
+  // group's sum of multiplier x weight^2.
+  bool integrated = false;
+  const double noise_shape_post = o.noise_prior_shape + 0.5 * n;
+  Eigen::VectorXd group_shape_post = groups.shape;
+  for (std::size_t i = 0; i < groups.group.size(); ++i) group_shape_post[groups.group[i]] += 0.5;
+  Eigen::VectorXd group_sum(groups.shape.size()), group_weight(groups.shape.size());
+  Eigen::VectorXd error_gradient(P);
+  const auto combine = [&](double E, const Eigen::VectorXd& q, Eigen::VectorXd& gradient) {
+    if (!integrated) {
+      gradient = noise_precision * error_gradient + prior_precision.cwiseProduct(q);
+      return noise_precision * E + 0.5 * q.dot(prior_precision.cwiseProduct(q));
+    }
+    group_sum.setZero();
+    for (Eigen::Index i = 0; i < P; ++i) group_sum[groups.group[static_cast<std::size_t>(i)]] += groups.multiplier[i] * q[i] * q[i];
+    double value = noise_shape_post * std::log(noise_rate + E);
+    for (Eigen::Index g = 0; g < group_sum.size(); ++g) {
+      const double denominator = groups.rate[g] + 0.5 * group_sum[g];
+      value += group_shape_post[g] * std::log(denominator);
+      group_weight[g] = group_shape_post[g] / denominator;  // the conditional mean precision
+    }
+    gradient = (noise_shape_post / (noise_rate + E)) * error_gradient;
+    for (Eigen::Index i = 0; i < P; ++i)
+      gradient[i] += group_weight[groups.group[static_cast<std::size_t>(i)]] * groups.multiplier[i] * q[i];
+    return value;
+  };
+  const Potential potential = [&](const Eigen::VectorXd& q, Eigen::VectorXd& gradient) {
+    const double E = mlp_squared_error(shape, q, train.X, train.y, ws, &error_gradient);
+    return combine(E, q, gradient);
+  };
+
+  PhasePoint state;
+  state.q.resize(P);
+  for (Eigen::Index i = 0; i < P; ++i) state.q[i] = o.initial_sd * standard_normal(rng);
+  state.p = Eigen::VectorXd::Zero(P);
+  state.potential = potential(state.q, state.gradient);
+  if (!std::isfinite(state.potential)) {
+    out.error = "non-finite log posterior at the initial weights";
+    return out;
+  }
+
+  const bool neal = o.metric == "neal";
+  const Eigen::VectorXd input_sum_squares = train.X.colwise().squaredNorm().transpose();
+  // With the precisions integrated out, the metric's precisions are frozen after warm-up
+  // (they must not depend on the weights of the current trajectory).
+  double metric_noise_precision = noise_precision;
+  Eigen::VectorXd metric_precision = precision;
+  const auto neal_inverse_metric = [&] {
+    return Eigen::VectorXd(
+        neal_curvature(shape, groups, metric_precision, metric_noise_precision, input_sum_squares, n).cwiseInverse());
+  };
+  Eigen::VectorXd inverse_metric = neal ? Eigen::VectorXd(neal_inverse_metric()) : Eigen::VectorXd::Ones(P);
+  StepSizeAdapter adapter(o.target_accept);
+  double step = find_initial_step(potential, inverse_metric, state, 0.1, rng);
+  adapter.restart(step);
+  const WarmupSchedule schedule(o.warmup);
+  VarianceWindow window;
+
+  const long per_chain = (o.samples + o.chains - 1) / o.chains;
+  const long kept = per_chain / o.thin;
+  double accept_sum = 0.0;
+  Eigen::VectorXd precision_sum = Eigen::VectorXd::Zero(precision.size());
+  long precision_count = 0;
+  Eigen::VectorXd outputs;
+  for (long it = 0; it < o.warmup + kept * o.thin; ++it) {
+    const bool warming = it < o.warmup;
+    const TransitionInfo info = hmc_transition(potential, inverse_metric, step, o.leapfrog_steps, o.step_jitter, state, rng);
+    if (warming) {
+      out.divergent_warmup += info.divergent;
+      step = adapter.update(info.accept_probability);
+      if (!neal && schedule.collecting(it)) {
+        window.add(state.q);
+        if (schedule.window_end(it)) {
+          inverse_metric = window.regularized_variance();
+          window.clear();
+          step = find_initial_step(potential, inverse_metric, state, step, rng);
+          adapter.restart(step);
+        }
+      }
+      if (it + 1 == o.warmup) step = adapter.final_step();
+    } else {
+      out.divergent += info.divergent;
+      accept_sum += info.accept_probability;
+    }
+    // Gibbs step for the precisions given the weights (E at the current weights).
+    const double E = mlp_squared_error(shape, state.q, train.X, train.y, ws, &error_gradient);
+    if (o.update_hyperparameters && it >= o.hyper_delay) {
+      precision = gibbs_precisions(groups, state.q, rng);
+      prior_precision = prior_precisions(groups, precision);
+      noise_precision = gamma_draw(rng, noise_shape_post) / (noise_rate + E);
+      integrated = o.hyperparameters == "integrated";
+      if (warming || !integrated) {
+        metric_noise_precision = noise_precision;
+        metric_precision = precision;
+        if (neal) inverse_metric = neal_inverse_metric();
+      }
+    }
+    state.potential = combine(E, state.q, state.gradient);
+    if (!std::isfinite(state.potential) || !state.gradient.allFinite()) {
+      out.error = "non-finite log posterior at iteration " + std::to_string(it);
+      return out;
+    }
+    if (!warming) {
+      precision_sum += precision;
+      ++precision_count;
+      if ((it - o.warmup) % o.thin == o.thin - 1) {
+        out.draws.push_back({state.q, 1.0 / noise_precision});
+        out.log_likelihood.push_back(gaussian_log_likelihood(E, 1.0 / noise_precision, n));
+        mlp_outputs(shape, state.q, diagnostic_inputs, ws, outputs);
+        out.diagnostic.push_back(outputs);
+      }
+    }
+  }
+  out.step = step;
+  out.accept_rate = accept_sum / static_cast<double>(std::max<long>(1, kept * o.thin));
+  out.mean_precisions = precision_sum / static_cast<double>(std::max<long>(1, precision_count));
+  return out;
+}
+
+Model fit(const RegressionData& train, const Options& options, Rng& rng) {
+  options.validate();
+  check_training_data(train, kName);
+  MlpShape shape{train.X.cols(), options.hidden_layers, parse_activation(options.activation)};
+  const PriorGroups groups = make_prior_groups(shape, options);
+
+  // Diagnostic points: evenly spaced training rows.
+  const Eigen::Index n = train.X.rows();
+  const Eigen::Index m = std::min<Eigen::Index>(n, options.diagnostic_points);
+  Eigen::MatrixXd diagnostic_inputs(m, train.X.cols());
+  for (Eigen::Index i = 0; i < m; ++i) diagnostic_inputs.row(i) = train.X.row(i * n / m);
+
+  const std::uint64_t base_seed = rng();
+  std::vector<ChainResult> chains(static_cast<std::size_t>(options.chains));
+  // Chains run in parallel when threads are free (nested inside the harness's workers they
+  // run one after another); each has its own seed, so the result does not depend on it.
+  const int threads = std::max(1, std::min(options.chains, omp_get_max_threads()));
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+  for (int c = 0; c < options.chains; ++c) {
+    try {
+      chains[static_cast<std::size_t>(c)] =
+          run_chain(shape, groups, train, options, diagnostic_inputs, derive_seed(base_seed, static_cast<std::uint64_t>(c)));
+    } catch (const std::exception& e) {
+      chains[static_cast<std::size_t>(c)].error = e.what();
+    }
+  }
+
+  FitReport report;
+  report.iterations = options.warmup + (options.samples + options.chains - 1) / options.chains;
+  std::vector<std::vector<Draw>> draws;
+  std::vector<ChainResult> good;
+  for (std::size_t c = 0; c < chains.size(); ++c) {
+    if (!chains[c].error.empty()) {
+      report.warnings.push_back("chain " + std::to_string(c + 1) + " failed: " + chains[c].error);
+      continue;
+    }
+    draws.push_back(chains[c].draws);
+    good.push_back(std::move(chains[c]));
+  }
+  if (good.empty()) {
+    report.status = FitStatus::numerical_error;
+    report.message = "every chain failed";
+    return Model(shape, {}, report);
+  }
+  double accept = 0.0, step = 0.0;
+  long divergent = 0, divergent_warmup = 0;
+  Eigen::VectorXd precisions = Eigen::VectorXd::Zero(groups.shape.size());
+  for (const auto& c : good) {
+    accept += c.accept_rate / static_cast<double>(good.size());
+    step += c.step / static_cast<double>(good.size());
+    divergent += c.divergent;
+    divergent_warmup += c.divergent_warmup;
+    precisions += c.mean_precisions / static_cast<double>(good.size());
+  }
+  const Chains loglik = per_chain(good, [](const ChainResult& c, std::size_t s) { return c.log_likelihood[s]; });
+  const Chains noise = per_chain(good, [](const ChainResult& c, std::size_t s) { return c.draws[s].noise_variance; });
+  double rhat_pred = 0.0, ess_pred = std::numeric_limits<double>::infinity();
+  for (Eigen::Index i = 0; i < m; ++i) {
+    const Chains f = per_chain(good, [i](const ChainResult& c, std::size_t s) { return c.diagnostic[s][i]; });
+    rhat_pred = std::max(rhat_pred, split_rhat(f));
+    ess_pred = std::min(ess_pred, ess_bulk(f));
+  }
+  auto& d = report.diagnostics;
+  d.emplace_back("accept_rate", accept);
+  d.emplace_back("step_size", step);
+  d.emplace_back("divergent", static_cast<double>(divergent));
+  d.emplace_back("divergent_warmup", static_cast<double>(divergent_warmup));
+  d.emplace_back("draws", static_cast<double>(good.size() * good.front().draws.size()));
+  d.emplace_back("rhat_loglik", split_rhat(loglik));
+  d.emplace_back("ess_loglik", ess_bulk(loglik));
+  d.emplace_back("rhat_noise", split_rhat(noise));
+  d.emplace_back("rhat_train_pred_max", rhat_pred);
+  d.emplace_back("ess_train_pred_min", ess_pred);
+  for (Eigen::Index g = 0; g < precisions.size(); ++g)
+  {
+    std::string name = "sd." + groups.names[static_cast<std::size_t>(g)];  // posterior mean precision as an sd
+    std::replace(name.begin(), name.end(), ' ', '_');
+    d.emplace_back(name, 1.0 / std::sqrt(precisions[g]));
+  }
+  if (divergent > 0) report.warnings.push_back(std::to_string(divergent) + " divergent trajectories after warm-up");
+  if (split_rhat(loglik) > 1.1) report.warnings.push_back("R-hat of the training log-likelihood is above 1.1");
+  if (rhat_pred > 1.1) report.warnings.push_back("R-hat of predictions at training points is above 1.1");
+  return Model(shape, std::move(draws), report);
+}
+
+std::size_t Model::draw_count() const {
+  std::size_t count = 0;
+  for (const auto& c : chains_) count += c.size();
+  return count;
+}
+
+std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
+  const std::size_t S = draw_count();
+  if (S == 0) throw std::runtime_error("nn-mc: the fit produced no draws (" + report_.message + ")");
+  Eigen::MatrixXd means(X.rows(), static_cast<Eigen::Index>(S)), variances(X.rows(), static_cast<Eigen::Index>(S));
+  MlpWorkspace ws;
+  Eigen::VectorXd outputs;
+  Eigen::Index s = 0;
+  for (const auto& chain : chains_)
+    for (const auto& draw : chain) {
+      mlp_outputs(shape_, draw.theta, X, ws, outputs);
+      means.col(s) = outputs;
+      variances.col(s).setConstant(draw.noise_variance);
+      ++s;
+    }
+  // Convergence of the predictions at these points (up to 1000, evenly spaced).
+  if (chains_.size() > 1 && X.rows() > 0) {
+    const Eigen::Index m = std::min<Eigen::Index>(X.rows(), 1000);
+    const Eigen::Index per = static_cast<Eigen::Index>(chains_.front().size());
+    double ess = std::numeric_limits<double>::infinity();
+    std::vector<double> rhats;
+    for (Eigen::Index k = 0; k < m; ++k) {
+      const Eigen::Index i = k * X.rows() / m;
+      Chains f(chains_.size());
+      for (std::size_t c = 0; c < chains_.size(); ++c)
+        for (Eigen::Index t = 0; t < per; ++t) f[c].push_back(means(i, static_cast<Eigen::Index>(c) * per + t));
+      rhats.push_back(split_rhat(f));
+      ess = std::min(ess, ess_bulk(f));
+    }
+    std::sort(rhats.begin(), rhats.end());
+    const double rhat = rhats.back();
+    auto& d = report_.diagnostics;
+    std::erase_if(d, [](const auto& kv) { return kv.first.starts_with("rhat_pred_") || kv.first == "ess_pred_min"; });
+    d.emplace_back("rhat_pred_max", rhat);
+    d.emplace_back("rhat_pred_median", rhats[rhats.size() / 2]);
+    d.emplace_back("rhat_pred_above_1.1", static_cast<double>(std::count_if(rhats.begin(), rhats.end(), [](double r) { return r > 1.1; })) /
+                                              static_cast<double>(rhats.size()));
+    d.emplace_back("ess_pred_min", ess);
+    if (rhat > 1.1 && std::find(report_.warnings.begin(), report_.warnings.end(), std::string("R-hat of predictions is above 1.1")) == report_.warnings.end())
+      report_.warnings.push_back("R-hat of predictions is above 1.1");
+  }
+  return std::make_unique<GaussianMixturePredictive>(std::move(means), std::move(variances));
+}
+
+}  // namespace bnn::hmc

@@ -1,0 +1,288 @@
+// NN-MC / HMC: network gradients against finite differences, leapfrog reversibility and its
+// O(eps^2) energy error, the sampler against the exact posterior of Bayesian linear
+// regression (z-test with the effective sample size), the Gibbs conditionals, Neal's
+// curvature against the exact Hessian of a linear model, and R-hat / ESS on AR(1) chains
+// whose effective sample size is known in closed form.
+#include <Eigen/LU>
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "methods/core/options.hpp"
+#include "methods/core/rng.hpp"
+#include "methods/hmc/diagnostics.hpp"
+#include "methods/hmc/mlp.hpp"
+#include "methods/hmc/nn_mc.hpp"
+#include "methods/hmc/sampler.hpp"
+#include "methods/registry.hpp"
+
+using namespace bnn;
+using namespace bnn::hmc;
+
+namespace {
+
+RegressionData toy_data(Eigen::Index n, Eigen::Index d, Rng& rng) {
+  RegressionData data{Eigen::MatrixXd(n, d), Eigen::VectorXd(n)};
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index j = 0; j < d; ++j) data.X(i, j) = standard_normal(rng);
+    data.y[i] = std::sin(data.X(i, 0)) + 0.5 * data.X(i, d - 1) + 0.1 * standard_normal(rng);
+  }
+  return data;
+}
+
+Eigen::VectorXd random_vector(Eigen::Index size, double sd, Rng& rng) {
+  Eigen::VectorXd v(size);
+  for (Eigen::Index i = 0; i < size; ++i) v[i] = sd * standard_normal(rng);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("mlp gradient matches central finite differences", "[hmc]") {
+  Rng rng(7);
+  const RegressionData data = toy_data(12, 3, rng);
+  for (const auto& [activation, hidden] : std::vector<std::pair<std::string, std::vector<int>>>{
+           {"tanh", {}}, {"tanh", {5}}, {"erf", {4}}, {"relu", {4}}, {"tanh", {4, 3}}, {"relu", {3, 3}}}) {
+    const MlpShape shape{3, hidden, parse_activation(activation)};
+    const Eigen::VectorXd theta = random_vector(shape.parameter_count(), 0.7, rng);
+    MlpWorkspace ws;
+    Eigen::VectorXd gradient;
+    mlp_squared_error(shape, theta, data.X, data.y, ws, &gradient);
+    const double h = 1e-6;
+    for (Eigen::Index i = 0; i < theta.size(); ++i) {
+      Eigen::VectorXd plus = theta, minus = theta;
+      plus[i] += h;
+      minus[i] -= h;
+      const double fd = (mlp_squared_error(shape, plus, data.X, data.y, ws, nullptr) -
+                         mlp_squared_error(shape, minus, data.X, data.y, ws, nullptr)) / (2.0 * h);
+      INFO(activation << " layers " << hidden.size() << " parameter " << i);
+      CHECK(gradient[i] == Approx(fd).epsilon(1e-5).margin(1e-7));
+    }
+  }
+}
+
+TEST_CASE("mlp outputs agree with a direct evaluation", "[hmc]") {
+  Rng rng(3);
+  const MlpShape shape{2, {3}, Activation::tanh};
+  const Eigen::VectorXd theta = random_vector(shape.parameter_count(), 1.0, rng);
+  Eigen::MatrixXd X(1, 2);
+  X << 0.3, -1.2;
+  MlpWorkspace ws;
+  Eigen::VectorXd out;
+  mlp_outputs(shape, theta, X, ws, out);
+  // layout: W (3 x 2, row-major), b (3), v (3), c
+  double f = theta[3 * 2 + 3 + 3];
+  for (int k = 0; k < 3; ++k)
+    f += theta[9 + k] * std::tanh(theta[2 * k] * 0.3 + theta[2 * k + 1] * -1.2 + theta[6 + k]);
+  CHECK(out[0] == Approx(f).epsilon(1e-13));
+}
+
+TEST_CASE("leapfrog is reversible and its energy error shrinks as eps^2", "[hmc]") {
+  Rng rng(11);
+  const RegressionData data = toy_data(30, 2, rng);
+  const MlpShape shape{2, {4}, Activation::tanh};
+  MlpWorkspace ws;
+  Eigen::VectorXd error_gradient;
+  const Potential U = [&](const Eigen::VectorXd& q, Eigen::VectorXd& g) {
+    const double E = mlp_squared_error(shape, q, data.X, data.y, ws, &error_gradient);
+    g = 4.0 * error_gradient + q;
+    return 4.0 * E + 0.5 * q.squaredNorm();
+  };
+  const Eigen::VectorXd inverse_metric = Eigen::VectorXd::Constant(shape.parameter_count(), 0.05);
+  PhasePoint start;
+  start.q = random_vector(shape.parameter_count(), 0.5, rng);
+  start.p = random_vector(shape.parameter_count(), 3.0, rng);
+  start.potential = U(start.q, start.gradient);
+
+  PhasePoint s = start;
+  REQUIRE(leapfrog(U, inverse_metric, 0.05, 40, s));
+  s.p = -s.p;
+  REQUIRE(leapfrog(U, inverse_metric, 0.05, 40, s));
+  CHECK((s.q - start.q).cwiseAbs().maxCoeff() < 1e-10);
+  CHECK((s.p + start.p).cwiseAbs().maxCoeff() < 1e-10);
+
+  // Same trajectory length T = 1 with eps and eps / 2: the energy error falls about 4-fold.
+  const auto energy_error = [&](double eps) {
+    PhasePoint t = start;
+    const double h0 = t.potential + kinetic_energy(t.p, inverse_metric);
+    REQUIRE(leapfrog(U, inverse_metric, eps, static_cast<int>(std::lround(1.0 / eps)), t));
+    return std::abs(t.potential + kinetic_energy(t.p, inverse_metric) - h0);
+  };
+  const double e1 = energy_error(0.02), e2 = energy_error(0.01), e3 = energy_error(0.005);
+  CHECK(e1 / e2 == Approx(4.0).epsilon(0.25));
+  CHECK(e2 / e3 == Approx(4.0).epsilon(0.25));
+}
+
+TEST_CASE("Neal's curvature is the exact Hessian diagonal of a linear model", "[hmc]") {
+  Rng rng(5);
+  const RegressionData data = toy_data(25, 3, rng);
+  const MlpShape shape{3, {}, Activation::tanh};
+  Options options;
+  const PriorGroups groups = make_prior_groups(shape, options);
+  const Eigen::VectorXd precision = Eigen::VectorXd::Constant(groups.shape.size(), 2.5);
+  const double noise_precision = 7.0;
+  const Eigen::VectorXd c = neal_curvature(shape, groups, precision, noise_precision,
+                                           data.X.colwise().squaredNorm().transpose(), 25.0);
+  Eigen::MatrixXd design(25, 4);
+  design << data.X, Eigen::VectorXd::Ones(25);
+  const Eigen::VectorXd exact = noise_precision * design.colwise().squaredNorm().transpose() +
+                                groups.multiplier * 2.5;
+  for (Eigen::Index i = 0; i < 4; ++i) CHECK(c[i] == Approx(exact[i]).epsilon(1e-12));
+}
+
+TEST_CASE("prior groups follow the ARD, layer and shared structures", "[hmc]") {
+  const MlpShape shape{3, {4}, Activation::tanh};
+  Options options;
+  PriorGroups ard = make_prior_groups(shape, options);
+  CHECK(ard.names.size() == 3 + 1 + 2);  // 3 inputs, hidden biases, output weights, output bias
+  CHECK(ard.group[0] == 0);              // W[0][0]: input 1
+  CHECK(ard.group[1] == 1);              // W[0][1]: input 2
+  CHECK(ard.group[3] == 0);              // W[1][0]: input 1
+  CHECK(ard.multiplier[shape.weight_offset(1)] == 4.0);  // output weights: variance / units
+  options.prior = "layer";
+  CHECK(make_prior_groups(shape, options).names.size() == 4);
+  options.prior = "shared";
+  const PriorGroups shared = make_prior_groups(shape, options);
+  CHECK(shared.names.size() == 1);
+  CHECK(shared.multiplier[0] == 4.0);                           // inputs + 1
+  CHECK(shared.multiplier[shape.weight_offset(1)] == 5.0);      // units + 1
+}
+
+TEST_CASE("Gibbs precision draws follow their Gamma conditional", "[hmc]") {
+  const MlpShape shape{2, {3}, Activation::tanh};
+  Options options;
+  options.prior = "layer";
+  const PriorGroups groups = make_prior_groups(shape, options);
+  Rng rng(21);
+  const Eigen::VectorXd theta = random_vector(shape.parameter_count(), 0.8, rng);
+  Eigen::VectorXd count = Eigen::VectorXd::Zero(groups.shape.size()), ss = count;
+  for (Eigen::Index i = 0; i < theta.size(); ++i) {
+    count[groups.group[i]] += 1;
+    ss[groups.group[i]] += groups.multiplier[i] * theta[i] * theta[i];
+  }
+  Eigen::VectorXd mean = Eigen::VectorXd::Zero(groups.shape.size());
+  const int draws = 40000;
+  for (int k = 0; k < draws; ++k) mean += gibbs_precisions(groups, theta, rng) / draws;
+  for (Eigen::Index g = 0; g < mean.size(); ++g) {
+    const double shape_post = groups.shape[g] + 0.5 * count[g], rate_post = groups.rate[g] + 0.5 * ss[g];
+    const double expected = shape_post / rate_post, sd = std::sqrt(shape_post) / rate_post / std::sqrt(draws);
+    CHECK(std::abs(mean[g] - expected) < 4.0 * sd);
+  }
+}
+
+TEST_CASE("HMC reproduces the exact posterior of Bayesian linear regression", "[hmc]") {
+  Rng rng(1);
+  const RegressionData data = toy_data(40, 3, rng);
+  const MlpShape shape{3, {}, Activation::tanh};
+  for (const std::string metric : {"neal", "adapted"}) {
+    Options o;
+    o.metric = metric;
+    o.update_hyperparameters = false;  // precisions stay at their prior means: a Gaussian posterior
+    o.noise_prior_scale = 0.3;
+    o.input_prior_scale = 2.0;
+    o.chains = 4;
+    o.warmup = 500;
+    o.samples = 8000;
+    o.thin = 1;
+    o.leapfrog_steps = 10;
+    const PriorGroups groups = make_prior_groups(shape, o);
+    Eigen::VectorXd prior(4);
+    for (Eigen::Index i = 0; i < 4; ++i)
+      prior[i] = groups.multiplier[i] * groups.shape[groups.group[i]] / groups.rate[groups.group[i]];
+    const double tau = 1.0 / (0.3 * 0.3);
+    Eigen::MatrixXd design(40, 4);
+    design << data.X, Eigen::VectorXd::Ones(40);
+    const Eigen::MatrixXd precision = tau * design.transpose() * design + Eigen::MatrixXd(prior.asDiagonal());
+    const Eigen::MatrixXd covariance = precision.inverse();
+    const Eigen::VectorXd mean = covariance * (tau * design.transpose() * data.y);
+
+    std::vector<ChainResult> chains;
+    for (int c = 0; c < o.chains; ++c)
+      chains.push_back(run_chain(shape, groups, data, o, data.X.topRows(2), derive_seed(99, static_cast<std::uint64_t>(c))));
+    for (Eigen::Index i = 0; i < 4; ++i) {
+      Chains draws;
+      for (const auto& c : chains) {
+        REQUIRE(c.error.empty());
+        std::vector<double> v;
+        for (const auto& d : c.draws) v.push_back(d.theta[i]);
+        draws.push_back(v);
+      }
+      double m = 0.0, m2 = 0.0, count = 0.0;
+      for (const auto& c : draws)
+        for (double x : c) {
+          m += x;
+          m2 += x * x;
+          count += 1.0;
+        }
+      m /= count;
+      const double variance = m2 / count - m * m;
+      const double ess = ess_bulk(draws);
+      INFO(metric << " parameter " << i << " ess " << ess);
+      CHECK(split_rhat(draws) < 1.01);
+      CHECK(std::abs(m - mean[i]) < 4.0 * std::sqrt(covariance(i, i) / ess));
+      CHECK(variance == Approx(covariance(i, i)).epsilon(0.1));  // 10% at ESS in the thousands
+    }
+  }
+}
+
+TEST_CASE("R-hat and ESS reproduce AR(1) values", "[hmc]") {
+  Rng rng(17);
+  const double phi = 0.5;
+  const auto ar1 = [&](double offset) {
+    Chains chains(4);
+    for (auto& c : chains) {
+      double x = standard_normal(rng) / std::sqrt(1.0 - phi * phi);
+      for (int t = 0; t < 5000; ++t) {
+        x = phi * x + standard_normal(rng);
+        c.push_back(x);
+      }
+    }
+    chains[0] = std::vector<double>(chains[0]);
+    for (double& x : chains[0]) x += offset;
+    return chains;
+  };
+  const Chains good = ar1(0.0);
+  const double expected = 20000.0 * (1.0 - phi) / (1.0 + phi);  // N / (1 + 2 sum phi^t)
+  CHECK(ess_bulk(good) == Approx(expected).epsilon(0.12));
+  CHECK(basic_ess(good) == Approx(expected).epsilon(0.12));
+  CHECK(split_rhat(good) < 1.01);
+  CHECK(split_rhat(ar1(1.5)) > 1.1);  // one chain off by ~1.3 sd
+  Chains iid(4);
+  for (auto& c : iid)
+    for (int t = 0; t < 2000; ++t) c.push_back(standard_normal(rng));
+  CHECK(ess_bulk(iid) == Approx(8000.0).epsilon(0.1));
+}
+
+TEST_CASE("nn-mc fits and predicts a mixture deterministically", "[hmc]") {
+  Rng data_rng(4);
+  const RegressionData data = toy_data(60, 2, data_rng);
+  const MethodEntry& method = find_method("nn-mc");
+  const ParamMap params{{"hidden_layers", "5"}, {"warmup", "150"}, {"samples", "200"}, {"thin", "2"},
+                        {"leapfrog_steps", "10"}, {"chains", "2"}};
+  Rng rng1(8), rng2(8);
+  const auto m1 = method.fit(data, params, rng1);
+  const auto m2 = method.fit(data, params, rng2);
+  const auto p1 = m1->predict(data.X.topRows(5));
+  const auto p2 = m2->predict(data.X.topRows(5));
+  CHECK(p1->kind() == "gaussian-mixture");
+  for (Eigen::Index i = 0; i < 5; ++i) {
+    CHECK(p1->mean(i) == p2->mean(i));
+    CHECK(p1->log_density(i, data.y[i]) == p2->log_density(i, data.y[i]));
+    CHECK(std::abs(p1->mean(i) - data.y[i]) < 1.0);
+  }
+  const auto& d = m1->report().diagnostics;
+  const auto has = [&](const std::string& name) {
+    return std::any_of(d.begin(), d.end(), [&](const auto& kv) { return kv.first == name; });
+  };
+  CHECK(has("rhat_loglik"));
+  CHECK(has("ess_pred_min"));
+  CHECK(has("accept_rate"));
+}
+
+TEST_CASE("nn-mc rejects bad options with a clear message", "[hmc]") {
+  const MethodEntry& method = find_method("nn-mc");
+  CHECK_THROWS_WITH(method.canonical_config({{"leapfrog_steps", "0"}}),
+                    Catch::Contains("nn-mc: leapfrog_steps is 0, but must be >= 1"));
+  CHECK_THROWS_WITH(method.canonical_config({{"metric", "euclid"}}), Catch::Contains("metric is 'euclid'"));
+  CHECK_THROWS_WITH(method.canonical_config({{"activation", "sigmoid"}}), Catch::Contains("activation 'sigmoid'"));
+  CHECK_THROWS_WITH(method.canonical_config({{"samples", "10"}}), Catch::Contains("samples is 10"));
+}
