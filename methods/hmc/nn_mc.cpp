@@ -1,5 +1,6 @@
 #include "nn_mc.hpp"
 
+#include <LBFGS.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -43,6 +44,7 @@ void Options::validate(std::string_view method) const {
   require_at_least(method, "hyper_delay", hyper_delay, 0);
   require_below(method, "hyper_delay", hyper_delay, warmup);
   require_positive(method, "initial_sd", initial_sd);
+  require_at_least(method, "initial_optimization", initial_optimization, 0);
   require_at_least(method, "diagnostic_points", diagnostic_points, 1);
 }
 
@@ -223,15 +225,52 @@ ChainResult run_chain(const MlpShape& shape, const PriorGroups& groups, const Re
       gradient[i] += group_weight[groups.group[static_cast<std::size_t>(i)]] * groups.multiplier[i] * q[i];
     return value;
   };
+  double last_error = 0.0;
   const Potential potential = [&](const Eigen::VectorXd& q, Eigen::VectorXd& gradient) {
-    const double E = mlp_squared_error(shape, q, train.X, train.y, ws, &error_gradient);
-    return combine(E, q, gradient);
+    last_error = mlp_squared_error(shape, q, train.X, train.y, ws, &error_gradient);
+    return combine(last_error, q, gradient);
   };
 
   PhasePoint state;
   state.q.resize(P);
   for (Eigen::Index i = 0; i < P; ++i) state.q[i] = o.initial_sd * standard_normal(rng);
   state.p = Eigen::VectorXd::Zero(P);
+  if (o.initial_optimization > 0) {
+    // Towards the mode of the weights' marginal posterior (all precisions integrated out):
+    // a start inside the typical set shortens warm-up; warm-up draws are discarded anyway.
+    integrated = true;
+    Eigen::VectorXd best = state.q;
+    double best_value = std::numeric_limits<double>::infinity();
+    const auto objective = [&](const Eigen::VectorXd& q, Eigen::VectorXd& gradient) {
+      const double value = potential(q, gradient);
+      if (value < best_value && gradient.allFinite()) {
+        best_value = value;
+        best = q;
+      }
+      return value;
+    };
+    LBFGSpp::LBFGSParam<double> param;
+    param.max_iterations = o.initial_optimization;
+    param.epsilon = 1e-6;
+    LBFGSpp::LBFGSSolver<double> solver(param);
+    Eigen::VectorXd q = state.q;
+    double value = 0.0;
+    try {
+      solver.minimize(objective, q, value);
+    } catch (const std::exception&) {
+      // a failed line search leaves the best point seen
+    }
+    state.q = best;
+    // Precisions start at their conditional means given these weights.
+    Eigen::VectorXd unused(P);
+    potential(state.q, unused);  // fills group_weight and the squared error
+    if (o.update_hyperparameters) {
+      precision = group_weight;
+      noise_precision = noise_shape_post / (noise_rate + last_error);
+      prior_precision = prior_precisions(groups, precision);
+    }
+    integrated = false;
+  }
   state.potential = potential(state.q, state.gradient);
   if (!std::isfinite(state.potential)) {
     out.error = "non-finite log posterior at the initial weights";

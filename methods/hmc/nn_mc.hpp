@@ -47,6 +47,7 @@ struct Options {
   double step_jitter = 0.1;
   int hyper_delay = 100;
   double initial_sd = 0.1;
+  int initial_optimization = 200;
   int diagnostic_points = 100;
 
   template <class Visitor>
@@ -82,6 +83,9 @@ struct Options {
     v("step_jitter", step_jitter, "relative uniform jitter of the step size per trajectory");
     v("hyper_delay", hyper_delay, "warm-up iterations before the precisions start to be updated");
     v("initial_sd", initial_sd, "sd of the random initial weights of each chain");
+    v("initial_optimization", initial_optimization,
+      "L-BFGS iterations towards the mode of the weights' marginal posterior from each chain's random "
+      "start, before warm-up (0: sample from the random start)");
     v("diagnostic_points", diagnostic_points, "training points whose predictions enter R-hat and ESS");
   }
   void validate(std::string_view method = "nn-mc") const;

@@ -25,4 +25,15 @@ cmp -s q1.csv q2.csv || fail "quickstart differs between 1 and 2 threads"
 splits_without_time quickstart --results "$work/q3" --set seed=7 > q3.csv
 cut -d, -f1,2,4,6,7 q1.csv > a; cut -d, -f1,2,4,6,7 q3.csv > b
 cmp -s a b && fail "seed 7 gave the same folds as seed 1"
+# nn-mc: with one job thread its chains run in parallel, with two they run one after another.
+mc() { "$BNNBENCH" run epnn-table1 --methods nn-mc --datasets boston --splits 0-1 -q --no-report \
+  --set nn-mc.warmup=150 --set nn-mc.samples=200 --set nn-mc.thin=2 --set nn-mc.leapfrog_steps=10 "$@"; }
+mc --threads 1 --results "$work/m1"
+mc --threads 2 --results "$work/m2"
+for k in 1 2; do
+  splits_without_time epnn-table1 --results "$work/m$k" --set nn-mc.warmup=150 \
+    --set nn-mc.samples=200 --set nn-mc.thin=2 --set nn-mc.leapfrog_steps=10 > "m$k.csv"
+done
+[ "$(grep -c nn-mc m1.csv)" -gt 0 ] || fail "nn-mc produced no per-split metrics"
+cmp -s m1.csv m2.csv || { diff m1.csv m2.csv | head; fail "nn-mc differs between 1 and 2 threads"; }
 echo "determinism: all checks passed"
