@@ -58,8 +58,8 @@ std::vector<MethodEntry> build_registry() {
   entries.push_back(make_entry<hmc::Options>(
       "nn-mc", "Neal's hierarchical Bayesian MLP (tanh, ARD) by HMC with Gibbs hyperparameter updates", hmc::fit));
   entries.push_back(make_entry<hmc::Options>(
-      "hmc", "HMC on the PBP model (ReLU, one shared weight precision, Gamma(6, 6) priors)", hmc::fit,
-      hmc::pbp_model_defaults()));
+      "hmc", "HMC as the PBP paper's reference: MCMCstuff's hierarchical MLP with ReLU units", hmc::fit,
+      hmc::relu_defaults()));
   return entries;
 }
 

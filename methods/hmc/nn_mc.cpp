@@ -48,15 +48,11 @@ void Options::validate(std::string_view method) const {
   require_at_least(method, "diagnostic_points", diagnostic_points, 1);
 }
 
-Options pbp_model_defaults() {
+Options relu_defaults() {
   Options o;
   o.hidden_layers = {50};
   o.activation = "relu";
-  o.prior = "shared";
-  o.weight_prior_shape = 6.0;  // Gamma(6, 6) on the weight and the noise precision, as PBP
-  o.weight_prior_scale = 1.0;
-  o.noise_prior_shape = 6.0;
-  o.noise_prior_scale = 1.0;
+  o.prior = "layer";
   return o;
 }
 

@@ -149,7 +149,8 @@ class Model final : public bnn::Model {
 };
 
 Model fit(const RegressionData& train, const Options& options, Rng& rng);
-// The ReLU/PBP-model variant registered as `hmc`: one shared precision, Gamma(6, 6) priors.
-Options pbp_model_defaults();
+// The variant registered as `hmc`, the PBP paper's reference (MCMCstuff with rectified
+// linear units): ReLU, one precision per layer's weights and biases, 50 units.
+Options relu_defaults();
 
 }  // namespace bnn::hmc
