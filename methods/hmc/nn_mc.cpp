@@ -237,7 +237,9 @@ ChainResult run_chain(const MlpShape& shape, const PriorGroups& groups, const Re
     integrated = true;
     Eigen::VectorXd best = state.q;
     double best_value = std::numeric_limits<double>::infinity();
+    long evaluations = 0;
     const auto objective = [&](const Eigen::VectorXd& q, Eigen::VectorXd& gradient) {
+      ++evaluations;
       const double value = potential(q, gradient);
       if (value < best_value && gradient.allFinite()) {
         best_value = value;
@@ -260,6 +262,8 @@ ChainResult run_chain(const MlpShape& shape, const PriorGroups& groups, const Re
     // Precisions start at their conditional means given these weights.
     Eigen::VectorXd unused(P);
     potential(state.q, unused);  // fills group_weight and the squared error
+    out.initial_rmse = std::sqrt(2.0 * last_error / n);
+    out.initial_evaluations = evaluations;
     if (o.update_hyperparameters) {
       precision = group_weight;
       noise_precision = noise_shape_post / (noise_rate + last_error);
@@ -395,7 +399,7 @@ Model fit(const RegressionData& train, const Options& options, Rng& rng) {
     report.message = "every chain failed";
     return Model(shape, {}, report);
   }
-  double accept = 0.0, step = 0.0;
+  double accept = 0.0, step = 0.0, initial_rmse = 0.0, initial_evaluations = 0.0;
   long divergent = 0, divergent_warmup = 0;
   Eigen::VectorXd precisions = Eigen::VectorXd::Zero(groups.shape.size());
   for (const auto& c : good) {
@@ -404,6 +408,8 @@ Model fit(const RegressionData& train, const Options& options, Rng& rng) {
     divergent += c.divergent;
     divergent_warmup += c.divergent_warmup;
     precisions += c.mean_precisions / static_cast<double>(good.size());
+    initial_rmse += c.initial_rmse / static_cast<double>(good.size());
+    initial_evaluations += static_cast<double>(c.initial_evaluations) / static_cast<double>(good.size());
   }
   const Chains loglik = per_chain(good, [](const ChainResult& c, std::size_t s) { return c.log_likelihood[s]; });
   const Chains noise = per_chain(good, [](const ChainResult& c, std::size_t s) { return c.draws[s].noise_variance; });
@@ -419,6 +425,10 @@ Model fit(const RegressionData& train, const Options& options, Rng& rng) {
   d.emplace_back("divergent", static_cast<double>(divergent));
   d.emplace_back("divergent_warmup", static_cast<double>(divergent_warmup));
   d.emplace_back("draws", static_cast<double>(good.size() * good.front().draws.size()));
+  if (options.initial_optimization > 0) {
+    d.emplace_back("initial_train_rmse", initial_rmse);  // normalized scale, mean over chains
+    d.emplace_back("initial_evaluations", initial_evaluations);
+  }
   d.emplace_back("rhat_loglik", split_rhat(loglik));
   d.emplace_back("ess_loglik", ess_bulk(loglik));
   d.emplace_back("rhat_noise", split_rhat(noise));

@@ -125,6 +125,8 @@ struct ChainResult {
   double accept_rate = 0.0;  // after warm-up
   long divergent = 0, divergent_warmup = 0;
   Eigen::VectorXd mean_precisions;  // per group, after warm-up
+  double initial_rmse = 0.0;         // training RMSE after the initial optimization
+  long initial_evaluations = 0;      // gradient evaluations it used
   std::string error;                // non-empty if the chain failed
 };
 
