@@ -56,7 +56,7 @@ std::vector<MethodEntry> build_registry() {
   entries.push_back(make_entry<vi::Options>(
       "vi", "variational inference (factorized Gaussian, Monte Carlo bound, SGD; Graves 2011 style)", vi::fit));
   entries.push_back(make_entry<hmc::Options>(
-      "nn-mc", "Neal's hierarchical Bayesian MLP (tanh, ARD) by HMC with Gibbs hyperparameter updates", hmc::fit));
+      "nn-mc", "Neal's hierarchical Bayesian MLP (tanh, ARD) by HMC, precisions integrated out or Gibbs-updated", hmc::fit));
   entries.push_back(make_entry<hmc::Options>(
       "hmc", "HMC as the PBP paper's reference: MCMCstuff's hierarchical MLP with ReLU units", hmc::fit,
       hmc::relu_defaults()));
