@@ -35,23 +35,42 @@ double autocovariance(const std::vector<double>& x, double mean, std::size_t lag
 
 }  // namespace
 
+namespace {
+
+// Per-chain means, the mean within-chain variance W and var+ = (n-1)/n W + Var(chain means)
+// (Vehtari et al. 2021, eqs. 3-4).
+struct ChainMoments {
+  std::vector<double> means;
+  double within = 0.0, var_plus = 0.0;
+};
+
+ChainMoments chain_moments(const Chains& c) {
+  ChainMoments out;
+  const double n = static_cast<double>(c.front().size());
+  std::vector<double> variances;
+  for (const auto& chain : c) {
+    out.means.push_back(mean_of(chain));
+    variances.push_back(variance_of(chain, out.means.back()));
+  }
+  out.within = mean_of(variances);
+  out.var_plus = (n - 1.0) / n * out.within;
+  if (c.size() > 1) {
+    const double grand = mean_of(out.means);
+    double spread = 0.0;
+    for (double mu : out.means) spread += (mu - grand) * (mu - grand);
+    out.var_plus += spread / static_cast<double>(c.size() - 1);
+  }
+  return out;
+}
+
+}  // namespace
+
 double basic_rhat(const Chains& c) {
   if (!usable(c)) return std::numeric_limits<double>::quiet_NaN();
-  const double n = static_cast<double>(c.front().size());
-  const double m = static_cast<double>(c.size());
-  std::vector<double> means, variances;
-  for (const auto& chain : c) {
-    means.push_back(mean_of(chain));
-    variances.push_back(variance_of(chain, means.back()));
-  }
-  const double grand = mean_of(means);
-  double between = 0.0;
-  for (double mu : means) between += (mu - grand) * (mu - grand);
-  between *= n / std::max(1.0, m - 1.0);
-  const double within = mean_of(variances);
-  if (within <= 0.0) return between > 0.0 ? std::numeric_limits<double>::infinity() : 1.0;
-  const double var_plus = (n - 1.0) / n * within + between / n;
-  return std::sqrt(var_plus / within);
+  const ChainMoments cm = chain_moments(c);
+  if (cm.within <= 0.0)
+    return cm.var_plus > 0.0 ? std::numeric_limits<double>::infinity() : 1.0;
+  return std::sqrt(cm.var_plus / cm.within);
 }
 
 double basic_ess(const Chains& c) {
@@ -59,19 +78,9 @@ double basic_ess(const Chains& c) {
   const std::size_t n = c.front().size();
   const double nd = static_cast<double>(n);
   const double m = static_cast<double>(c.size());
-  std::vector<double> means, variances;
-  for (const auto& chain : c) {
-    means.push_back(mean_of(chain));
-    variances.push_back(variance_of(chain, means.back()));
-  }
-  const double within = mean_of(variances);
-  double var_plus = (nd - 1.0) / nd * within;
-  if (c.size() > 1) {
-    const double grand = mean_of(means);
-    double between = 0.0;
-    for (double mu : means) between += (mu - grand) * (mu - grand);
-    var_plus += between / (m - 1.0);
-  }
+  const ChainMoments cm = chain_moments(c);
+  const std::vector<double>& means = cm.means;
+  const double within = cm.within, var_plus = cm.var_plus;
   if (!(var_plus > 0.0)) return std::numeric_limits<double>::quiet_NaN();
   // rho_t = 1 - (W - mean_chains(acov_t)) / var_plus (Vehtari et al. 2021, eq. 10); rho_0 = 1.
   const auto rho = [&](std::size_t lag) {

@@ -429,7 +429,8 @@ Model fit(const RegressionData& train, const Options& options, Rng& rng) {
     d.emplace_back("initial_train_rmse", initial_rmse);  // normalized scale, mean over chains
     d.emplace_back("initial_evaluations", initial_evaluations);
   }
-  d.emplace_back("rhat_loglik", split_rhat(loglik));
+  const double rhat_loglik = split_rhat(loglik);
+  d.emplace_back("rhat_loglik", rhat_loglik);
   d.emplace_back("ess_loglik", ess_bulk(loglik));
   d.emplace_back("rhat_noise", split_rhat(noise));
   d.emplace_back("rhat_train_pred_max", rhat_pred);
@@ -441,7 +442,7 @@ Model fit(const RegressionData& train, const Options& options, Rng& rng) {
     d.emplace_back(name, 1.0 / std::sqrt(precisions[g]));
   }
   if (divergent > 0) report.warnings.push_back(std::to_string(divergent) + " divergent trajectories after warm-up");
-  if (split_rhat(loglik) > 1.1) report.warnings.push_back("R-hat of the training log-likelihood is above 1.1");
+  if (rhat_loglik > 1.1) report.warnings.push_back("R-hat of the training log-likelihood is above 1.1");
   if (rhat_pred > 1.1) report.warnings.push_back("R-hat of predictions at training points is above 1.1");
   return Model(shape, std::move(draws), report);
 }
