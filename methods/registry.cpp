@@ -3,8 +3,10 @@
 #include <stdexcept>
 
 #include "methods/bp/bp.hpp"
+#include "methods/ensemble/ensemble.hpp"
 #include "methods/gp/gp_regression.hpp"
 #include "methods/hmc/nn_mc.hpp"
+#include "methods/laplace/laplace.hpp"
 #include "methods/linear/bayes_linear.hpp"
 #include "methods/pbp/pbp.hpp"
 #include "methods/vi/vi.hpp"
@@ -60,6 +62,22 @@ std::vector<MethodEntry> build_registry() {
   entries.push_back(make_entry<hmc::Options>(
       "hmc", "HMC as the PBP paper's reference: MCMCstuff's hierarchical MLP with ReLU units", hmc::fit,
       hmc::relu_defaults()));
+  for (const char* form : {"full", "factor", "diagonal"}) {
+    ensemble::Options defaults;
+    defaults.covariance = form;
+    const std::string label = std::string(form) == "factor" ? "fa" : std::string(form).substr(0, 4);
+    entries.push_back(make_entry<ensemble::Options>(
+        "vi-" + label,
+        std::string("ensemble learning (Barber & Bishop 1998): Gaussian Q with ") + form +
+            " covariance, erf network, exact bound, Gamma hyperpriors",
+        ensemble::fit, defaults));
+  }
+  entries.push_back(make_entry<laplace::Options>(
+      "laplace", "Laplace approximation with MacKay's evidence framework (erf network, exact Hessian, linearized predictive)",
+      laplace::fit));
+  entries.push_back(make_entry<laplace::Options>(
+      "laplace-diag", "Laplace approximation, evidence framework, diagonal Gauss-Newton Hessian (tanh, PBP's active-learning LA)",
+      laplace::fit, laplace::diagonal_defaults()));
   return entries;
 }
 

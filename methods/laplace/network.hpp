@@ -1,0 +1,54 @@
+#pragma once
+// The two-layer network of Barber & Bishop (1998) eq. 1, optionally with an output bias:
+//
+//   f(x, w) = sum_i v_i g(u_i' x~) + c,   x~ = (x, 1) with input_bias, else x~ = x,
+//
+// so hidden biases are the weights of an appended constant input. g is erf(a / sqrt 2)
+// (Barber & Bishop eq. 2) or tanh. Flat parameter vector w (k entries, D = inputs + input_bias):
+//
+//   w[i D, ..., i D + D - 1] = u_{i+1}  for i = 0..H-1 (with input_bias the last entry is the bias),
+//   w[H D + i]               = v_{i+1}  for i = 0..H-1,
+//   w[H D + H]               = c        (only with output_bias).
+//
+// Alongside the outputs: the sum-of-squares error E_D(w) = 0.5 sum_n (f(x_n, w) - t_n)^2 with
+// its gradient, its exact Hessian and the diagonal of its Gauss-Newton approximation.
+#include <Eigen/Core>
+#include <string_view>
+
+namespace bnn::laplace {
+
+enum class Activation { erf, tanh };  // erf: g(a) = erf(a / sqrt 2), the probit unit
+// Throws std::invalid_argument "<method>: activation is 'x', but must be erf or tanh".
+Activation parse_activation(std::string_view name, std::string_view method);
+
+struct NetworkShape {
+  Eigen::Index inputs = 0;
+  Eigen::Index hidden = 1;
+  Activation activation = Activation::erf;
+  bool input_bias = true;
+  bool output_bias = false;
+
+  Eigen::Index fan_in() const { return inputs + (input_bias ? 1 : 0); }  // D
+  Eigen::Index output_offset() const { return hidden * fan_in(); }       // index of v_1
+  Eigen::Index parameter_count() const { return output_offset() + hidden + (output_bias ? 1 : 0); }
+};
+
+// f(x_n, w) for the rows x_n of X.
+Eigen::VectorXd network_outputs(const NetworkShape& shape, const Eigen::VectorXd& w, const Eigen::MatrixXd& X);
+
+// df(x_n, w)/dw, one row per row of X (points x k).
+Eigen::MatrixXd network_jacobian(const NetworkShape& shape, const Eigen::VectorXd& w, const Eigen::MatrixXd& X);
+
+// E_D(w) and, if `gradient` is not null, dE_D/dw (backpropagation).
+double squared_error(const NetworkShape& shape, const Eigen::VectorXd& w, const Eigen::MatrixXd& X,
+                     const Eigen::VectorXd& y, Eigen::VectorXd* gradient = nullptr);
+
+// Exact Hessian of E_D: sum_n J_n J_n' + (f_n - t_n) d^2 f_n / dw dw' (Bishop 1992).
+Eigen::MatrixXd squared_error_hessian(const NetworkShape& shape, const Eigen::VectorXd& w,
+                                      const Eigen::MatrixXd& X, const Eigen::VectorXd& y);
+
+// Diagonal of the Gauss-Newton (Levenberg-Marquardt) approximation sum_n J_n J_n'.
+Eigen::VectorXd gauss_newton_diagonal(const NetworkShape& shape, const Eigen::VectorXd& w,
+                                      const Eigen::MatrixXd& X);
+
+}  // namespace bnn::laplace

@@ -1,0 +1,382 @@
+// Ensemble learning (methods/ensemble): the erf-unit expectations against brute-force
+// quadrature, their Price-theorem gradients and the bound's gradient for every covariance form
+// against finite differences, <E_D> against Monte Carlo, the exact Gaussian posterior of the
+// part of the model that is linear in the weights, the hyperparameter fixed point, and fits.
+#include <boost/math/quadrature/gauss.hpp>
+#include <boost/math/quadrature/gauss_kronrod.hpp>
+#include <catch2/catch.hpp>
+
+#include <Eigen/Cholesky>
+#include <Eigen/LU>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "methods/core/rng.hpp"
+#include "methods/ensemble/ensemble.hpp"
+#include "methods/ensemble/erf_moments.hpp"
+#include "methods/ensemble/expected_error.hpp"
+#include "methods/registry.hpp"
+#include "test_helpers.hpp"
+
+namespace {
+
+using namespace bnn::ensemble;
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double std_normal_pdf(double x) { return std::exp(-0.5 * x * x) / std::sqrt(2.0 * std::numbers::pi); }
+
+// E[g(a)] for a ~ N(mean, cov), 2-D, by a 100 x 100 Gauss-Legendre product rule over the
+// whitened variables on [-10, 10]^2 (the normal mass outside is below 1e-22).
+template <class G>
+double brute_force_2d(const Eigen::Vector2d& mean, const Eigen::Matrix2d& cov, G g) {
+  const Eigen::Matrix2d L = cov.llt().matrixL();
+  using boost::math::quadrature::gauss;
+  auto outer = [&](double e1) {
+    auto inner = [&](double e2) {
+      const Eigen::Vector2d a = mean + L * Eigen::Vector2d(e1, e2);
+      return std_normal_pdf(e2) * g(a[0], a[1]);
+    };
+    return std_normal_pdf(e1) * gauss<double, 100>::integrate(inner, -10.0, 10.0);
+  };
+  return gauss<double, 100>::integrate(outer, -10.0, 10.0);
+}
+
+// E[g(a)] for a ~ N(mean, variance), 1-D, same rule.
+template <class G>
+double brute_force_1d(double mean, double variance, G g) {
+  using boost::math::quadrature::gauss;
+  return gauss<double, 100>::integrate(
+      [&](double e) { return std_normal_pdf(e) * g(mean + std::sqrt(variance) * e); }, -10.0, 10.0);
+}
+
+MatrixXd random_spd(Eigen::Index n, double scale, bnn::Rng& rng) {
+  MatrixXd A(n, n);
+  for (Eigen::Index i = 0; i < A.size(); ++i) A.data()[i] = bnn::standard_normal(rng);
+  return scale * (A * A.transpose() / static_cast<double>(n)) + 0.05 * scale * MatrixXd::Identity(n, n);
+}
+
+}  // namespace
+
+TEST_CASE("bivariate normal CDF agrees with quadrature, including h = 0 and k = 0", "[ensemble]") {
+  for (double rho : {-0.96, -0.9, -0.3, 0.0, 0.2, 0.5, 0.8, 0.92, 0.93, 0.97})
+    for (double h : {-1.3, 0.0, 0.4})
+      for (double k : {-0.7, 0.0, 1.8}) {
+        // Phi2 = int_{-inf}^{h} phi(x) Phi((k - rho x) / sqrt(1 - rho^2)) dx.
+        using boost::math::quadrature::gauss_kronrod;
+        const double r = std::sqrt(1.0 - rho * rho);
+        const double expected = gauss_kronrod<double, 61>::integrate(
+            [&](double x) { return std_normal_pdf(x) * 0.5 * std::erfc(-(k - rho * x) / (r * std::numbers::sqrt2)); },
+            -kInf, h, 15, 1e-14);
+        CHECK(bivariate_normal_cdf(h, k, rho) == Approx(expected).margin(1e-13));
+      }
+}
+
+TEST_CASE("erf-unit expectations E[s^(p)(a_i) s^(q)(a_j)] equal brute-force quadrature", "[ensemble]") {
+  struct Case { double mi, mj, vi, vj, cij; };
+  for (const Case c : {Case{0.3, -0.8, 0.5, 1.2, 0.4}, Case{-1.5, 0.2, 2.0, 0.1, -0.3}, Case{0.0, 0.0, 0.7, 0.7, 0.7},
+                       Case{2.0, 1.0, 0.01, 3.0, 0.0}}) {
+    const PairTable table = pair_table(c.mi, c.mj, c.vi, c.vj, c.cij);
+    Eigen::Matrix2d cov;
+    cov << c.vi, c.cij, c.cij, c.vj;
+    const bool singular = std::abs(c.vi * c.vj - c.cij * c.cij) < 1e-12;
+    for (int p = 0; p <= kMaxOrder; ++p)
+      for (int q = 0; p + q <= kMaxOrder; ++q) {
+        double expected;
+        if (singular) {
+          expected = brute_force_1d(c.mi, c.vi, [&](double a) { return erf_unit(a, p) * erf_unit(a, q); });
+        } else {
+          expected = brute_force_2d(Eigen::Vector2d(c.mi, c.mj), cov,
+                                    [&](double a, double b) { return erf_unit(a, p) * erf_unit(b, q); });
+        }
+        INFO("p = " << p << ", q = " << q << ", case mi = " << c.mi);
+        CHECK(table.value[p][q] == Approx(expected).margin(1e-9));
+      }
+    const UnitTable unit = unit_table(c.mi, c.vi);
+    for (int p = 0; p < static_cast<int>(unit.size()); ++p)
+      CHECK(unit[p] == Approx(brute_force_1d(c.mi, c.vi, [&](double a) { return erf_unit(a, p); })).margin(1e-10));
+  }
+}
+
+TEST_CASE("product and linear terms: value by Monte Carlo, gradients by finite differences", "[ensemble]") {
+  bnn::Rng rng(11);
+  const MatrixXd cov4 = random_spd(4, 0.8, rng);
+  Eigen::Vector4d mean(0.7, -0.4, 0.3, -1.1);
+  auto table_for = [](const Eigen::Vector4d& m, const Eigen::Matrix4d& c) {
+    return pair_table(m[2], m[3], c(2, 2), c(3, 3), c(2, 3));
+  };
+  const Eigen::Matrix4d c4 = cov4;
+  const ProductTerm term = product_term(table_for(mean, c4), mean, c4, true);
+
+  // Monte Carlo z-test of the value.
+  const Eigen::Matrix4d L = c4.llt().matrixL();
+  const int samples = 400000;
+  double sum = 0.0, sum_sq = 0.0;
+  for (int s = 0; s < samples; ++s) {
+    Eigen::Vector4d e;
+    for (int i = 0; i < 4; ++i) e[i] = bnn::standard_normal(rng);
+    const Eigen::Vector4d z = mean + L * e;
+    const double g = z[0] * z[1] * erf_unit(z[2]) * erf_unit(z[3]);
+    sum += g;
+    sum_sq += g * g;
+  }
+  const double mc = sum / samples, se = std::sqrt((sum_sq / samples - mc * mc) / samples);
+  CHECK(std::abs(term.value - mc) < 4.0 * se);
+
+  // Finite differences in the mean and in symmetric perturbations of the covariance.
+  const double h = 1e-5;
+  for (int r = 0; r < 4; ++r) {
+    Eigen::Vector4d up = mean, down = mean;
+    up[r] += h;
+    down[r] -= h;
+    const double fd = (product_term(table_for(up, c4), up, c4, false).value -
+                       product_term(table_for(down, c4), down, c4, false).value) / (2 * h);
+    CHECK(term.d_mean[r] == Approx(fd).epsilon(1e-6).margin(1e-9));
+    for (int s = r; s < 4; ++s) {
+      Eigen::Matrix4d cu = c4, cd = c4;
+      cu(r, s) += h;
+      cd(r, s) -= h;
+      if (r != s) {
+        cu(s, r) += h;
+        cd(s, r) -= h;
+      }
+      const double fdc = (product_term(table_for(mean, cu), mean, cu, false).value -
+                          product_term(table_for(mean, cd), mean, cd, false).value) / (2 * h);
+      const double analytic = r == s ? term.d_cov(r, r) : 2.0 * term.d_cov(r, s);
+      INFO("cov entry " << r << "," << s);
+      CHECK(analytic == Approx(fdc).epsilon(1e-6).margin(1e-9));
+    }
+  }
+
+  const Eigen::Vector2d m2(0.5, -0.6);
+  Eigen::Matrix2d c2;
+  c2 << 0.4, 0.15, 0.15, 0.9;
+  const LinearTerm lin = linear_term(unit_table(m2[1], c2(1, 1)), m2, c2, true);
+  auto value2 = [](const Eigen::Vector2d& m, const Eigen::Matrix2d& c) {
+    return linear_term(unit_table(m[1], c(1, 1)), m, c, false).value;
+  };
+  const double expected = brute_force_2d(m2, c2, [](double v, double a) { return v * erf_unit(a); });
+  CHECK(lin.value == Approx(expected).margin(1e-10));
+  for (int r = 0; r < 2; ++r) {
+    Eigen::Vector2d up = m2, down = m2;
+    up[r] += h;
+    down[r] -= h;
+    CHECK(lin.d_mean[r] == Approx((value2(up, c2) - value2(down, c2)) / (2 * h)).epsilon(1e-6));
+    for (int s = r; s < 2; ++s) {
+      Eigen::Matrix2d cu = c2, cd = c2;
+      cu(r, s) += h;
+      cd(r, s) -= h;
+      if (r != s) {
+        cu(s, r) += h;
+        cd(s, r) -= h;
+      }
+      const double analytic = r == s ? lin.d_cov(r, r) : 2.0 * lin.d_cov(r, s);
+      CHECK(analytic == Approx((value2(m2, cu) - value2(m2, cd)) / (2 * h)).epsilon(1e-6).margin(1e-10));
+    }
+  }
+}
+
+namespace {
+
+bnn::RegressionData small_data(int n, int inputs, bnn::Rng& rng) {
+  bnn::RegressionData d;
+  d.X.resize(n, inputs);
+  d.y.resize(n);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < inputs; ++j) d.X(i, j) = bnn::standard_normal(rng);
+    d.y[i] = std::sin(1.5 * d.X(i, 0)) + 0.3 * d.X.row(i).sum() + 0.1 * bnn::standard_normal(rng);
+  }
+  return d;
+}
+
+Problem make_problem(const bnn::RegressionData& d, int hidden, CovarianceForm form, int factors, bool output_bias) {
+  Problem p;
+  p.layout = Layout{d.X.cols(), hidden, true, output_bias};
+  p.parameterization = Parameterization{form, p.layout.size(), factors};
+  p.augmented_X = p.layout.augment(d.X);
+  p.targets = d.y;
+  return p;
+}
+
+double network_output(const Layout& layout, const VectorXd& w, const Eigen::RowVectorXd& x) {
+  double f = layout.output_bias ? w[layout.bias_offset()] : 0.0;
+  for (int i = 0; i < layout.hidden; ++i)
+    f += w[layout.v_offset(i)] * erf_unit(x.dot(w.segment(layout.u_offset(i), layout.unit_inputs())));
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("<E_D> under Q equals a Monte Carlo average for every covariance form", "[ensemble]") {
+  bnn::Rng rng(5);
+  const bnn::RegressionData d = small_data(12, 2, rng);
+  for (const auto form : {CovarianceForm::full, CovarianceForm::factor, CovarianceForm::diagonal})
+    for (const bool output_bias : {false, true}) {
+      const Problem p = make_problem(d, 3, form, 2, output_bias);
+      VectorXd theta = VectorXd::Zero(p.parameterization.size());
+      for (Eigen::Index i = 0; i < theta.size(); ++i) theta[i] = 0.4 * bnn::standard_normal(rng);
+      theta.segment(p.layout.size(), p.layout.size()).array() -= 1.0;  // sd about e^-1
+      double log_det = 0.0;
+      const GaussianQ q = p.parameterization.unpack(theta, log_det);
+      const double analytic = expected_squared_error(p.layout, p.augmented_X, p.targets, q, false).value;
+      const MatrixXd C = q.diagonal() ? MatrixXd(q.variances.asDiagonal()) : q.covariance;
+      const MatrixXd L = C.llt().matrixL();
+      CHECK(log_det == Approx(2.0 * std::log(C.llt().matrixL().toDenseMatrix().diagonal().prod())).epsilon(1e-10));
+      const int samples = 100000;
+      double sum = 0.0, sum_sq = 0.0;
+      VectorXd e(p.layout.size());
+      for (int s = 0; s < samples; ++s) {
+        for (Eigen::Index i = 0; i < e.size(); ++i) e[i] = bnn::standard_normal(rng);
+        const VectorXd w = q.mean + L * e;
+        double ed = 0.0;
+        for (Eigen::Index n = 0; n < d.y.size(); ++n) {
+          const double r = network_output(p.layout, w, p.augmented_X.row(n)) - d.y[n];
+          ed += 0.5 * r * r;
+        }
+        sum += ed;
+        sum_sq += ed * ed;
+      }
+      const double mc = sum / samples, se = std::sqrt((sum_sq / samples - mc * mc) / samples);
+      INFO("form " << static_cast<int>(form) << ", output bias " << output_bias << ": " << analytic << " vs "
+                   << mc << " +- " << se);
+      CHECK(std::abs(analytic - mc) < 4.0 * se);
+    }
+}
+
+TEST_CASE("bound gradient matches finite differences for every covariance form", "[ensemble]") {
+  bnn::Rng rng(9);
+  const bnn::RegressionData d = small_data(15, 2, rng);
+  for (const auto form : {CovarianceForm::full, CovarianceForm::factor, CovarianceForm::diagonal})
+    for (const bool output_bias : {false, true}) {
+      const Problem p = make_problem(d, 3, form, 2, output_bias);
+      VectorXd theta(p.parameterization.size());
+      for (Eigen::Index i = 0; i < theta.size(); ++i) theta[i] = 0.5 * bnn::standard_normal(rng);
+      theta.segment(p.layout.size(), p.layout.size()).array() -= 1.0;
+      VectorXd gradient, collapsed_gradient;
+      negative_bound(p, theta, 2.5, 7.0, &gradient);
+      // The bound maximized over R(alpha) and S(beta): its gradient uses the optimal means only.
+      const Options options;
+      negative_collapsed_bound(p, options, theta, &collapsed_gradient);
+      const double h = 1e-6;
+      for (Eigen::Index i = 0; i < theta.size(); ++i) {
+        VectorXd up = theta, down = theta;
+        up[i] += h;
+        down[i] -= h;
+        const double fd = (negative_bound(p, up, 2.5, 7.0, nullptr) - negative_bound(p, down, 2.5, 7.0, nullptr)) / (2 * h);
+        const double fd_collapsed =
+            (negative_collapsed_bound(p, options, up, nullptr) - negative_collapsed_bound(p, options, down, nullptr)) /
+            (2 * h);
+        INFO("form " << static_cast<int>(form) << ", bias " << output_bias << ", parameter " << i);
+        CHECK(gradient[i] == Approx(fd).epsilon(1e-5).margin(1e-6));
+        CHECK(collapsed_gradient[i] == Approx(fd_collapsed).epsilon(1e-5).margin(1e-6));
+      }
+    }
+}
+
+TEST_CASE("with the input weights known, the optimal Q over the output weights is the exact Gaussian posterior",
+          "[ensemble]") {
+  // The network is linear in v: for u fixed (zero variance) the bound's stationary point in
+  // (m_v, C_vv) is Bayesian linear regression on the features sigma(u_i' x~).
+  bnn::Rng rng(3);
+  const bnn::RegressionData d = small_data(30, 2, rng);
+  const Problem p = make_problem(d, 3, CovarianceForm::full, 0, true);
+  const Layout& layout = p.layout;
+  const double alpha = 1.7, beta = 12.0;
+  VectorXd u(layout.hidden * layout.unit_inputs());
+  for (Eigen::Index i = 0; i < u.size(); ++i) u[i] = bnn::standard_normal(rng);
+  const int V = layout.hidden + 1;
+  MatrixXd features(d.y.size(), V);
+  for (Eigen::Index n = 0; n < d.y.size(); ++n) {
+    for (int i = 0; i < layout.hidden; ++i)
+      features(n, i) = erf_unit(p.augmented_X.row(n).dot(u.segment(layout.u_offset(i), layout.unit_inputs())));
+    features(n, layout.hidden) = 1.0;
+  }
+  const MatrixXd precision = alpha * MatrixXd::Identity(V, V) + beta * features.transpose() * features;
+  const MatrixXd posterior_cov = precision.inverse();
+  const VectorXd posterior_mean = beta * posterior_cov * features.transpose() * d.y;
+
+  GaussianQ q;
+  q.mean = VectorXd::Zero(layout.size());
+  q.mean.head(u.size()) = u;
+  q.mean.tail(V) = posterior_mean;
+  q.covariance = MatrixXd::Zero(layout.size(), layout.size());
+  q.covariance.bottomRightCorner(V, V) = posterior_cov;
+  const ExpectedError e = expected_squared_error(layout, p.augmented_X, p.targets, q, true);
+  // Stationarity of -F = -0.5 log|C_vv| + alpha/2 (|m_v|^2 + tr C_vv) + beta <E_D>.
+  const VectorXd d_mean_v = alpha * posterior_mean + beta * e.d_mean.tail(V);
+  const MatrixXd d_cov_v = 0.5 * alpha * MatrixXd::Identity(V, V) + beta * e.d_cov.bottomRightCorner(V, V) -
+                           0.5 * precision;
+  CHECK(d_mean_v.norm() < 1e-9 * (1.0 + posterior_mean.norm() * alpha));
+  CHECK(d_cov_v.norm() < 1e-9 * precision.norm());
+}
+
+TEST_CASE("hyperparameter re-estimation: (37)-(38) and the bound's maximum over R and S", "[ensemble]") {
+  Options o;
+  const Hyperposterior h = reestimate(o, 20, 50, 3.0, 7.5);
+  CHECK(h.alpha_mean() == Approx((10.0 + 0.25) / (1.5 + 1.0 / 400.0)));
+  CHECK(h.beta_mean() == Approx((25.0 + 0.05) / (7.5 + 1.0 / 2000.0)));
+  // The optimal R, S maximize F: moving either shape or scale lowers the bound.
+  const double best = full_bound(o, 20, 50, -4.0, 3.0, 7.5, h);
+  for (double factor : {0.9, 1.1}) {
+    Hyperposterior moved = h;
+    moved.alpha_scale *= factor;
+    CHECK(full_bound(o, 20, 50, -4.0, 3.0, 7.5, moved) < best);
+    moved = h;
+    moved.beta_shape *= factor;
+    CHECK(full_bound(o, 20, 50, -4.0, 3.0, 7.5, moved) < best);
+  }
+}
+
+TEST_CASE("ensemble fits: smooth function, bound ordering, determinism and validation", "[ensemble]") {
+  bnn::Rng data_rng(21);
+  bnn::RegressionData train, test;
+  for (auto* d : {&train, &test}) {
+    const int n = d == &train ? 60 : 200;
+    d->X.resize(n, 1);
+    d->y.resize(n);
+    for (int i = 0; i < n; ++i) {
+      d->X(i, 0) = bnn::uniform(data_rng, -2.0, 2.0);
+      d->y[i] = std::sin(1.5 * d->X(i, 0)) + 0.1 * bnn::standard_normal(data_rng);
+    }
+  }
+  double bound_full = 0.0, bound_diag = 0.0;
+  for (const char* name : {"vi-full", "vi-fa", "vi-diag"}) {
+    const auto& entry = bnn::find_method(name);
+    bnn::Rng rng(4);
+    const auto model = entry.fit(train, {{"hidden_units", "4"}, {"restarts", "2"}}, rng);
+    const auto pred = model->predict(test.X);
+    const double n_test = static_cast<double>(test.y.size());
+    double sse = 0.0;
+    int covered = 0;
+    for (Eigen::Index i = 0; i < test.y.size(); ++i) {
+      sse += std::pow(pred->mean(i) - test.y[i], 2);
+      covered += std::abs(pred->mean(i) - test.y[i]) < 1.96 * std::sqrt(pred->variance(i));
+    }
+    INFO(name << ": rmse " << std::sqrt(sse / n_test) << ", coverage " << covered);
+    CHECK(std::sqrt(sse / n_test) < 0.2);
+    CHECK(covered > 0.8 * n_test);
+    CHECK(model->report().status == bnn::FitStatus::ok);
+    const double bound = model->report().diagnostics.front().second;
+    if (std::string(name) == "vi-full") bound_full = bound;
+    if (std::string(name) == "vi-diag") bound_diag = bound;
+    bnn::Rng again(4);
+    const auto repeat = entry.fit(train, {{"hidden_units", "4"}, {"restarts", "2"}}, again);
+    CHECK(repeat->predict(test.X)->mean(7) == pred->mean(7));
+  }
+  // A richer family gives a tighter bound.
+  CHECK(bound_full >= bound_diag - 1e-6);
+
+  using bnn::test::invalid_argument_message;
+  Options o;
+  o.hidden_units = 0;
+  CHECK(invalid_argument_message([&] { o.validate(); }) == "vi-full: hidden_units is 0, but must be >= 1");
+  o = Options{};
+  o.covariance = "banded";
+  CHECK_THAT(invalid_argument_message([&] { o.validate(); }), Catch::Matchers::Contains("full, factor, diagonal"));
+  o = Options{};
+  o.covariance = "factor";
+  o.factors = 0;
+  CHECK(invalid_argument_message([&] { o.validate(); }) == "vi-fa: factors is 0, but must be >= 1");
+}
