@@ -8,6 +8,7 @@
 #include "methods/hmc/nn_mc.hpp"
 #include "methods/laplace/laplace.hpp"
 #include "methods/linear/bayes_linear.hpp"
+#include "methods/nnep/nnep.hpp"
 #include "methods/pbp/pbp.hpp"
 #include "methods/vi/vi.hpp"
 
@@ -72,6 +73,12 @@ std::vector<MethodEntry> build_registry() {
             " covariance, erf network, exact bound, Gamma hyperpriors",
         ensemble::fit, defaults));
   }
+  entries.push_back(make_entry<nnep::Options>(
+      "nn-ep-la", "EP for a two-layer erf network, Laplace input-weight priors with one common scale (NN-EP-LA)",
+      nnep::fit, nnep::laplace_defaults()));
+  entries.push_back(make_entry<nnep::Options>(
+      "nn-ep-ard", "EP for a two-layer erf network, Gaussian ARD input-weight priors, one scale per input (NN-EP-ARD)",
+      nnep::fit, nnep::ard_defaults()));
   entries.push_back(make_entry<laplace::Options>(
       "laplace", "Laplace approximation with MacKay's evidence framework (erf network, exact Hessian, linearized predictive)",
       laplace::fit));
