@@ -4,6 +4,7 @@
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <numbers>
 
 #include "datasets/src/synthetic.hpp"
 #include "methods/core/rng.hpp"
@@ -122,8 +123,8 @@ TEST_CASE("a linear unit with known output weight and noise: EP equals the exact
   o.learn_noise = false;
   o.truncated_output_prior = false;
   o.initial_output_low = o.initial_output_high = 1.0;
-  o.initial_output_variance = 1e-12;
-  o.output_bias_variance = 1e-12;
+  o.initial_output_variance = 1e-8;
+  o.output_bias_variance = 1e-8;
   o.eta = 1.0;
   o.damping_w = o.damping_v = 1.0;
   o.initial_iterations = 0;
@@ -141,6 +142,16 @@ TEST_CASE("a linear unit with known output weight and noise: EP equals the exact
   CHECK((q.input_mean[0] - mean).norm() < 1e-6);
   CHECK((q.input_covariance[0] - covariance).norm() < 1e-6 * covariance.norm());
   CHECK(q.output_mean[0] == Approx(1.0).margin(1e-6));
+  // Appendix I's log Z_EP is then the exact log evidence log N(y | 0, X Sigma_0 X' + sigma^2 I)
+  Eigen::MatrixXd marginal = X * Eigen::Vector3d(0.5, 0.5, 4.0).asDiagonal() * X.transpose();
+  marginal.diagonal().array() += 0.09;
+  const Eigen::LLT<Eigen::MatrixXd> llt(marginal);
+  const double log_det = 2.0 * llt.matrixL().toDenseMatrix().diagonal().array().log().sum();
+  const double exact = -0.5 * (data.y.dot(llt.solve(data.y)) + log_det + n * std::log(2.0 * std::numbers::pi));
+  double log_z_ep = 0.0;
+  for (const auto& [key, value] : model.report().diagnostics)
+    if (key == "log_z_ep") log_z_ep = value;
+  CHECK(log_z_ep == Approx(exact).epsilon(1e-6));
 }
 
 TEST_CASE("nn-ep-ard on case 2: the irrelevant input is pruned, linear scales grow with the slope", "[nnep]") {

@@ -1,0 +1,53 @@
+// NN-EP: sweeps over the likelihood sites (Algorithm 1, lines 2-7) at the sizes of housing
+// (n = 455, d = 13 + bias, K = 10) and kin40k (n = 5000, d = 100 + bias, K = 30). A fit limited
+// to S sweeps with fixed noise and priors is timed and divided by S; the counter compares the
+// time with the flop count of the sequential rank-one updates, 4 d^2 per site and unit
+// (Sigma_k x_i, then Sigma_k -= c a a'), i.e. O(n K d^2) per sweep.
+// Run: build/bench/bench_nnep
+#include <benchmark/benchmark.h>
+
+#include "methods/core/rng.hpp"
+#include "methods/nnep/nnep.hpp"
+
+namespace {
+
+bnn::RegressionData random_problem(long n, long inputs) {
+  bnn::Rng rng(3);
+  bnn::RegressionData data;
+  data.X = Eigen::MatrixXd(n, inputs);
+  data.y = Eigen::VectorXd(n);
+  for (long i = 0; i < n; ++i) {
+    double f = 0.0;
+    for (long j = 0; j < inputs; ++j) {
+      data.X(i, j) = bnn::standard_normal(rng);
+      if (j < 8) f += std::sin(data.X(i, j));
+    }
+    data.y[i] = f / 2.0 + 0.1 * bnn::standard_normal(rng);
+  }
+  return data;
+}
+
+void BM_NnepSweep(benchmark::State& state) {
+  const long n = state.range(0), inputs = state.range(1);
+  const int units = static_cast<int>(state.range(2));
+  constexpr int kSweeps = 3;
+  const bnn::RegressionData data = random_problem(n, inputs);
+  bnn::nnep::Options options;
+  options.hidden_units = units;
+  options.initial_iterations = options.prior_start = options.max_iterations = kSweeps;
+  for (auto _ : state) {
+    bnn::Rng rng(1);
+    benchmark::DoNotOptimize(bnn::nnep::fit(data, options, rng));
+  }
+  const double d = static_cast<double>(inputs + 1);
+  const double flops = 4.0 * d * d * static_cast<double>(n) * units * kSweeps;
+  state.counters["s_per_sweep"] = benchmark::Counter(static_cast<double>(kSweeps) * static_cast<double>(state.iterations()),
+                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops * static_cast<double>(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_NnepSweep)->Args({455, 13, 10})->Args({1793, 102, 10})->Args({5000, 100, 30})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
