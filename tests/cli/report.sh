@@ -5,8 +5,8 @@ source "$(dirname "$0")/lib.sh"
 "$BNNBENCH" datasets fetch --from "$MIRROR" boston yacht 2>/dev/null
 "$BNNBENCH" run pbp-table1 --methods linear --datasets boston,yacht -q --no-report --results "$work/r"
 md=$("$BNNBENCH" report pbp-table1 --results "$work/r")
-echo "$md" | grep -q '| data set | n train/test | d | vi | vi (paper) | bp | bp (paper) | pbp | pbp (paper) | linear |' || fail "markdown header"
-echo "$md" | grep -qE '^\| boston \| 455/51 \| 13 \| — \| 4.32 ± 0.29 \| — \| 3.23 ± 0.20 \| — \| 3.01 ± 0.18 \| [0-9.]+ ± [0-9.]+ \|' || fail "boston RMSE row: $(echo "$md" | grep '^| boston' | head -1)"
+echo "$md" | grep -q '| data set | n train/test | d | vi | vi (paper) | bp | bp (paper) | pbp | pbp (paper) | vi-diag | vi-full-10 | laplace | linear |' || fail "markdown header"
+echo "$md" | grep -qE '^\| boston \| 455/51 \| 13 \| — \| 4.32 ± 0.29 \| — \| 3.23 ± 0.20 \| — \| 3.01 ± 0.18 \| — \| — \| — \| [0-9.]+ ± [0-9.]+ \|' || fail "boston RMSE row: $(echo "$md" | grep '^| boston' | head -1)"
 csv=$("$BNNBENCH" report pbp-table1 --results "$work/r" --format csv)
 echo "$csv" | head -1 | grep -qx 'dataset,method,metric,value,se,n_splits,paper_value,paper_se' || fail "csv header"
 echo "$csv" | grep -qE '^boston,pbp,rmse,,,0,3.014,0.18$' || fail "csv paper value for pbp"
