@@ -86,6 +86,8 @@ TEST_CASE("likelihood site: tilted moments of h and theta equal brute-force inte
       h_mean[k] = 1.5 * standard_normal(rng);
       h_var[k] = std::exp(1.5 * standard_normal(rng));
     }
+    if (trial % 5 == 0) h_var[2] = 400.0;  // a wide cavity: most mass where erf has saturated
+    if (trial % 5 == 1) h_mean[1] = 12.0;  // a cavity centred in the saturated region
     OutputCavity cavity;
     cavity.mean = Eigen::VectorXd(K + 1);
     for (int k = 0; k <= K; ++k) cavity.mean[k] = k < K ? 0.5 + std::abs(standard_normal(rng)) : 0.3;

@@ -1,9 +1,13 @@
 #include "likelihood_tilted.hpp"
 
 #include <algorithm>
+#include <array>
+#include <boost/math/quadrature/gauss.hpp>
 #include <cmath>
 #include <limits>
 #include <numbers>
+
+#include "prior_sites.hpp"
 
 namespace bnn::nnep {
 namespace {
@@ -17,44 +21,86 @@ double log_normal(double y, double mean, double variance) {
   return -0.5 * (kLog2Pi + std::log(variance) + r * r / variance);
 }
 
-// Tilted mean and variance of h ~ q_-(h) N(y | m_f(h), V_f(h) + noise) (eq. (49)) by the
-// trapezoid rule on a grid over +-7 cavity sd, fine enough to resolve both the cavity and the
-// likelihood's dependence on h. Returns false if the density vanishes on the grid.
+// Tilted mean and variance of h ~ q_-(h) N(y | m_f(h), V_f(h) + noise) (eq. (49)), with q_-(h)
+// = N(m, V). Composite 8-point Gauss-Legendre over m +- 7 sd, in panels no wider than 2.5 sd,
+// 2 (erf bends over about 1) or three times the width over which the likelihood changes with h. An erf
+// unit is saturated beyond |h| = 8.5 (erf(8.5 / sqrt 2) = 1 - 2e-17), where the likelihood no
+// longer depends on h: those tails are truncated-Gaussian integrals done in closed form.
 bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean, double cavity_variance,
                          const TiltedMoments& t, const OutputCavity& v_cavity, const Eigen::VectorXd& sigma_mg,
-                         double mg_sigma_mg, double vg_term, double noise, double y, std::vector<double>& log_density,
+                         double mg_sigma_mg, double vg_term, double noise, double y, LikelihoodWorkspace& workspace,
                          double& mean, double& variance) {
+  using Legendre = boost::math::quadrature::gauss<double, 8>;
   const double sd = std::sqrt(cavity_variance);
   const double v_k = v_cavity.mean[k], sigma_kk = v_cavity.covariance(k, k);
   const double slope = activation.linear ? 1.0 : 0.7978845608 / std::sqrt(static_cast<double>(activation.units));
   const double likelihood_width = std::sqrt(noise) / (std::abs(v_k) * slope + 1e-12);
-  double step = std::min({sd / 6.0, likelihood_width / 4.0, 0.2});
-  int half = static_cast<int>(std::ceil(7.0 * sd / step));
-  half = std::min(half, (kMaxGridPoints - 1) / 2);
-  step = 7.0 * sd / half;
-  const int points = 2 * half + 1;
-  log_density.resize(points);
   const double mg_k = t.expected_activation[k];
   const double vg_without_k = vg_term - t.activation_variance[k] * (sigma_kk + v_k * v_k);
-  double largest = -std::numeric_limits<double>::infinity();
-  for (int p = 0; p < points; ++p) {
-    const double h = cavity_mean + (p - half) * step;
+  // log N(y | m_f(h), V_f(h) + noise), eq. (46) with [m_g]_k = g(h), [V_g]_k = 0
+  const auto log_likelihood = [&](double h) {
     const double dg = activation.value(h) - mg_k;
-    // eq. (46) with [m_g]_k = g(h), [V_g]_k = 0
     const double f_mean = t.latent_mean + v_k * dg;
     const double f_var = std::max(mg_sigma_mg + 2.0 * dg * sigma_mg[k] + dg * dg * sigma_kk + vg_without_k, 0.0);
-    const double z = (h - cavity_mean) / sd;
-    log_density[p] = log_normal(y, f_mean, f_var + noise) - 0.5 * z * z;
-    largest = std::max(largest, log_density[p]);
+    return log_normal(y, f_mean, f_var + noise);
+  };
+  constexpr double kSaturation = 8.5;
+  double lo = cavity_mean - 7.0 * sd, hi = cavity_mean + 7.0 * sd;
+  const bool lower_tail = !activation.linear && lo < -kSaturation;
+  const bool upper_tail = !activation.linear && hi > kSaturation;
+  if (lower_tail) lo = std::min(-kSaturation, hi);
+  if (upper_tail) hi = std::max(kSaturation, lo);
+  std::vector<double>& log_mass = workspace.log_density;
+  std::vector<double>& offset = workspace.offsets;
+  log_mass.clear();
+  offset.clear();
+  if (hi > lo) {
+    const double panel_limit = std::min({2.5 * sd, 2.0, 3.0 * likelihood_width});
+    const int panels = std::clamp(static_cast<int>(std::ceil((hi - lo) / panel_limit)), 1, kMaxGridPoints / 8);
+    const double width = (hi - lo) / panels;
+    const auto& abscissa = Legendre::abscissa();
+    const auto& weights = Legendre::weights();
+    std::array<double, 4> log_weight{};  // the 8-point rule stores 4 abscissas (+-)
+    for (std::size_t q = 0; q < abscissa.size(); ++q) log_weight[q] = std::log(0.5 * width * weights[q]);
+    for (int p = 0; p < panels; ++p) {
+      const double centre = lo + (p + 0.5) * width;
+      for (std::size_t q = 0; q < abscissa.size(); ++q)
+        for (double sign : {-1.0, 1.0}) {
+          const double h = centre + sign * 0.5 * width * abscissa[q];
+          const double z = (h - cavity_mean) / sd;
+          log_mass.push_back(log_weight[q] + log_likelihood(h) - 0.5 * z * z);
+          offset.push_back(h - cavity_mean);
+        }
+    }
   }
+  // tails: log of L(+-8.5) sd sqrt(2 pi) P(tail), and E[Z], E[Z^2] of the truncated standard normal
+  double tail_log_mass[2] = {-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+  double tail_first[2] = {0.0, 0.0}, tail_second[2] = {0.0, 0.0};
+  for (int side = 0; side < 2; ++side) {
+    if (!(side == 0 ? lower_tail : upper_tail)) continue;
+    const double edge = side == 0 ? -kSaturation : kSaturation;
+    const double z = (edge - cavity_mean) / sd;
+    const double log_p = side == 0 ? log_normal_cdf(z) : log_normal_cdf(-z);
+    const double mills = std::exp(-0.5 * z * z - 0.5 * kLog2Pi - log_p);
+    tail_log_mass[side] = log_likelihood(edge) + std::log(sd) + 0.5 * kLog2Pi + log_p;
+    tail_first[side] = side == 0 ? -mills : mills;
+    tail_second[side] = side == 0 ? 1.0 - z * mills : 1.0 + z * mills;
+  }
+  double largest = std::max(tail_log_mass[0], tail_log_mass[1]);
+  for (double value : log_mass) largest = std::max(largest, value);
   if (!std::isfinite(largest)) return false;
   double mass = 0.0, first = 0.0, second = 0.0;
-  for (int p = 0; p < points; ++p) {
-    const double offset = (p - half) * step;
-    const double weight = std::exp(log_density[p] - largest);
+  for (std::size_t p = 0; p < log_mass.size(); ++p) {
+    const double weight = std::exp(log_mass[p] - largest);
     mass += weight;
-    first += weight * offset;
-    second += weight * offset * offset;
+    first += weight * offset[p];
+    second += weight * offset[p] * offset[p];
+  }
+  for (int side = 0; side < 2; ++side) {
+    const double weight = std::exp(tail_log_mass[side] - largest);
+    mass += weight;
+    first += weight * sd * tail_first[side];
+    second += weight * cavity_variance * tail_second[side];
   }
   const double shift = first / mass;
   mean = cavity_mean + shift;
@@ -70,6 +116,7 @@ LikelihoodWorkspace::LikelihoodWorkspace(int units) : theta_rule(hermite_rule(kT
   result.h_mean.resize(units);
   result.h_variance.resize(units);
   log_density.reserve(kMaxGridPoints);
+  offsets.reserve(kMaxGridPoints);
 }
 
 double log_fractional_normal(double y, double mean, double variance, double theta, double eta) {
@@ -145,7 +192,7 @@ const TiltedMoments& site_tilted_moments(const std::vector<Activation>& activati
   const double noise = std::exp(theta_for_h) / eta;
   for (int k = 0; k < K; ++k) {
     if (!hidden_unit_moments(activations[k], k, cavity_h_mean[k], cavity_h_variance[k], t, v_cavity, sigma_mg,
-                             mg_sigma_mg, vg_term, noise, y, workspace.log_density, t.h_mean[k], t.h_variance[k])) {
+                             mg_sigma_mg, vg_term, noise, y, workspace, t.h_mean[k], t.h_variance[k])) {
       t.ok = false;
       return t;
     }

@@ -568,9 +568,11 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
     const Sites before = o.sequential ? Sites{} : sites;
     last = likelihood_sweep(X, y, o, activations, control, sites, q, workspace);
     skipped += last.skipped;
-    // line 6 (parallel) or a re-synchronization of the rank-one updates (sequential): q(w_k) from
-    // its sites; a parallel step that breaks positive definiteness is halved (Appendix G).
-    for (int k = 0; k < K; ++k) {
+    // line 6 (parallel) or, every 10th sweep, a re-synchronization of the rank-one updates
+    // (sequential): q(w_k) from its sites; a parallel step that breaks positive definiteness is
+    // halved (Appendix G).
+    const bool recompute = !o.sequential || iteration % 10 == 0;
+    for (int k = 0; k < K && recompute; ++k) {
       int halvings = 0;
       while (!recompute_input_weights(X, sites, k, q)) {
         if (o.sequential || halvings++ > 30) {
