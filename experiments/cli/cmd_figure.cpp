@@ -12,6 +12,7 @@
 #include "experiments/src/runner.hpp"
 #include "experiments/src/spec.hpp"
 #include "experiments/src/store.hpp"
+#include "experiments/src/weight_intervals.hpp"
 
 namespace bnn::cli {
 
@@ -29,6 +30,52 @@ void write_or_throw(const std::filesystem::path& path, const std::string& text) 
   if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
+// The EP-NN paper's parameter panels (Figures 2(c,d) and 4): NN-EP fitted on the case 1 and
+// case 2 data with the sections' priors (as in experiments/epnn-case1.toml, epnn-case2.toml).
+int epnn_weights_figure(const CommonOptions& common, const std::string& out_dir, std::uint64_t seed) {
+  const data::DatasetRegistry registry = common.load_registry();
+  nnep::Options case1 = nnep::laplace_defaults();
+  case1.linear_units = 1;
+  case1.phi_prior_mean = 2.0 * std::log(0.1);
+  case1.phi_prior_variance = 1.5 * 1.5;
+  case1.theta_prior_mean = 2.0 * std::log(0.05);
+  case1.theta_prior_variance = 1.5 * 1.5;
+  nnep::Options case2 = nnep::ard_defaults();
+  case2.initial_weight_variance = 0.16;
+  case2.prior_start = 60;
+  case2.max_iterations = 200;
+  case2.theta_prior_mean = 2.0 * std::log(0.05);
+  std::ostringstream csv, report;
+  csv << "case,method,parameter,unit,input,mean,sd,lower95,upper95\n";
+  report << "# epnn-weights: 95% marginal intervals of NN-EP's parameters (EP-NN paper, Figures 2(c,d) and 4)\n\n"
+         << "- Fitted on all points, inputs and target normalized; w: input weights (input d+1 is the bias), "
+         << "phi: log prior variances of the scale groups, v: output weights (unit 0 is the output bias).\n"
+         << "- Code " << exp::code_version() << ", host " << exp::machine_description() << ", " << exp::utc_now() << ".\n\n"
+         << "| case | method | sweeps | status | phi means (per group) |\n|---|---|---|---|---|\n";
+  for (const auto& [name, method, options] :
+       {std::tuple{std::string("epnn-case1"), std::string("nn-ep-la"), case1},
+        std::tuple{std::string("epnn-case2"), std::string("nn-ep-ard"), case2}}) {
+    const data::Dataset data = data::load_dataset(registry.find(name), common.resolved_data_dir());
+    FitReport fit_report;
+    const auto rows = exp::nnep_weight_intervals(data, options, seed, &fit_report);
+    std::string phis;
+    for (const auto& r : rows) {
+      csv << name << "," << method << "," << r.parameter << "," << r.unit << "," << r.input << "," << number(r.mean, 10)
+          << "," << number(r.sd, 10) << "," << number(r.mean - 1.96 * r.sd, 10) << ","
+          << number(r.mean + 1.96 * r.sd, 10) << "\n";
+      if (r.parameter == "phi") phis += (phis.empty() ? "" : ", ") + number(r.mean, 3);
+    }
+    report << "| " << name << " | " << method << " | " << fit_report.iterations << " | " << to_string(fit_report.status)
+           << " | " << phis << " |\n";
+  }
+  std::filesystem::create_directories(out_dir);
+  write_or_throw(std::filesystem::path(out_dir) / "weights.csv", csv.str());
+  report << "\nFile: weights.csv (case, method, parameter, unit, input, mean, sd, lower95, upper95).\n";
+  write_or_throw(std::filesystem::path(out_dir) / "report.md", report.str());
+  std::cout << report.str();
+  return 0;
+}
+
 }  // namespace
 
 int cmd_figure(const std::vector<std::string>& args) {
@@ -37,7 +84,7 @@ int cmd_figure(const std::vector<std::string>& args) {
   exp::PosteriorFigureOptions fo;
   po::options_description options("bnnbench figure options");
   options.add_options()
-      ("figure", po::value(&figure), "figure name: bb-figure2")
+      ("figure", po::value(&figure), "figure name: bb-figure2 or epnn-weights")
       ("out", po::value(&out_dir), "output directory (default: results/FIGURE)")
       ("alpha", po::value(&fo.alpha), "weight prior precision (default 1; the paper does not print it)")
       ("beta", po::value(&fo.beta), "noise precision (default 100: the generating noise sd 0.1)")
@@ -50,7 +97,10 @@ int cmd_figure(const std::vector<std::string>& args) {
   positional.add("figure", 1);
   parse(args, options, positional);
   if (common.help) {
-    print_help("usage: bnnbench figure bb-figure2 [--out DIR] [--alpha A] [--beta B] [--grid N]\n\n"
+    print_help("usage: bnnbench figure bb-figure2 [--out DIR] [--alpha A] [--beta B] [--grid N]\n"
+               "       bnnbench figure epnn-weights [--out DIR] [--seed S]\n\n"
+               "epnn-weights: the EP-NN paper's parameter panels (Figures 2(c,d) and 4): 95% intervals of NN-EP's\n"
+               "input weights, scales and output weights on the case 1 and case 2 data (weights.csv, report.md).\n\n"
                "Barber & Bishop (1998), Figure 2: the posterior of the two-weight network f(x) = v erf(u x/sqrt 2)\n"
                "on the 6-point bb-toy data, Laplace's Gaussian and the diagonal and full-covariance ensemble\n"
                "fits at fixed hyperparameters, each with KL(Q||P) by grid integration (verified on a grid\n"
@@ -58,8 +108,10 @@ int cmd_figure(const std::vector<std::string>& args) {
                options);
     return 0;
   }
-  if (figure != "bb-figure2") throw std::invalid_argument("unknown figure '" + figure + "'; known figures: bb-figure2");
+  if (figure != "bb-figure2" && figure != "epnn-weights")
+    throw std::invalid_argument("unknown figure '" + figure + "'; known figures: bb-figure2, epnn-weights");
   if (out_dir.empty()) out_dir = (std::filesystem::path(exp::source_dir()) / "results" / figure).string();
+  if (figure == "epnn-weights") return epnn_weights_figure(common, out_dir, fo.seed);
 
   const data::DatasetRegistry registry = common.load_registry();
   const data::Dataset data = data::load_dataset(registry.find("bb-toy"), common.resolved_data_dir());
