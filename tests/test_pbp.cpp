@@ -161,7 +161,7 @@ TEST_CASE("EP refinement of the prior factors keeps q = cavity x factor", "[pbp]
   // Shrink the variances as data would, then refine.
   for (Layer& layer : net.layers) layer.variance *= 0.3;
   const Network before = net;
-  CHECK(refine_prior(net) == 4 * 3 + 5);
+  CHECK(refine_prior(net, options.min_cavity_precision_fraction) == 4 * 3 + 5);
   for (std::size_t l = 0; l < net.layers.size(); ++l) {
     const Layer& a = before.layers[l];
     const Layer& b = net.layers[l];
@@ -185,6 +185,30 @@ TEST_CASE("EP refinement of the prior factors keeps q = cavity x factor", "[pbp]
   CHECK(net.prior_shape == Approx(options.prior_shape + shape_sum).epsilon(1e-12));
   CHECK(net.prior_rate == Approx(options.prior_rate + rate_sum).epsilon(1e-12));
   CHECK(net.prior_shape > options.prior_shape);  // 17 weights are evidence about lambda
+}
+
+TEST_CASE("EP refinement skips weights the data have barely touched", "[pbp]") {
+  Rng rng(9);
+  Options options;
+  options.hidden_layers = {50};
+  Network net = initial_network(2, options, rng);
+  // The 150 input weights carry little data information (precision 1e-5 above the prior
+  // factor's, as in the lower layers of a deep network after one pass); the output weights are
+  // informed. The cavity of an input weight reads its random initial mean as data: mean ~ 1e4.
+  Layer& input = net.layers[0];
+  input.variance = (input.site_precision.array() + 1e-5).inverse().matrix();
+  net.layers[1].variance *= 0.3;
+  Network literal = net;
+  CHECK(refine_prior(net, options.min_cavity_precision_fraction) == 51);
+  refine_prior(literal, 0.0);
+  // Refined as data, they drag the prior variance E[1/lambda] up by orders of magnitude.
+  const double guarded = net.prior_rate / (net.prior_shape - 1.0);
+  const double unguarded = literal.prior_rate / (literal.prior_shape - 1.0);
+  CHECK(guarded < 2.0);
+  CHECK(unguarded > 100.0 * guarded);
+  CHECK_THROWS_WITH(find_method("pbp").fit(RegressionData{Eigen::MatrixXd::Zero(4, 1), Eigen::VectorXd::Zero(4)},
+                                           {{"min_cavity_precision_fraction", "-1"}}, rng),
+                    Catch::Contains("pbp: min_cavity_precision_fraction is -1, but must be >= 0"));
 }
 
 TEST_CASE("PBP fits a noisy sine and is reproducible", "[pbp]") {

@@ -160,6 +160,7 @@ void Options::validate() const {
   require_positive(kName, "noise_rate", noise_rate);
   if (!(prior_shape > 1.0)) throw std::invalid_argument("pbp: prior_shape is " + option_detail::format_double(prior_shape) + ", but must be > 1");
   if (!(noise_shape > 1.0)) throw std::invalid_argument("pbp: noise_shape is " + option_detail::format_double(noise_shape) + ", but must be > 1");
+  require_at_least(kName, "min_cavity_precision_fraction", min_cavity_precision_fraction, 0.0);
 }
 
 Network initial_network(Eigen::Index inputs, const Options& options, Rng& rng) {
@@ -271,7 +272,7 @@ long adf_update(Network& net, const Eigen::Ref<const Eigen::VectorXd>& x, double
   return adf_update_with(net, x, y, workspace);
 }
 
-long refine_prior(Network& net) {
+long refine_prior(Network& net, double min_cavity_precision_fraction) {
   long updated = 0;
   for (Layer& layer : net.layers) {
     for (Eigen::Index i = 0; i < layer.mean.rows(); ++i)
@@ -282,7 +283,9 @@ long refine_prior(Network& net) {
         const double cavity_precision_mean = precision * layer.mean(i, j) - layer.site_precision_mean(i, j);
         const double cavity_shape = net.prior_shape - layer.site_shape(i, j);
         const double cavity_rate = net.prior_rate - layer.site_rate(i, j);
-        if (!(cavity_precision > 1e-6) || !(cavity_rate > 0.0) || !(cavity_shape > 1.0)) continue;
+        const bool informed = cavity_precision > 1e-6 &&
+                              cavity_precision >= min_cavity_precision_fraction * layer.site_precision(i, j);
+        if (!informed || !(cavity_rate > 0.0) || !(cavity_shape > 1.0)) continue;
         const double cavity_variance = 1.0 / cavity_precision;
         const double cavity_mean = cavity_precision_mean * cavity_variance;
         // Z = N(cavity_mean | 0, cavity_variance + E[1/lambda]) as in eq. (11); Z1, Z2 with
@@ -345,7 +348,7 @@ Model fit(const RegressionData& train, const Options& options, Rng& rng) {
       const auto k = static_cast<Eigen::Index>(i);
       undone += adf_update_with(net, Xt.col(k), train.y[k], st);
     }
-    prior_updates += refine_prior(net);
+    prior_updates += refine_prior(net, options.min_cavity_precision_fraction);
   }
   for (const Layer& layer : net.layers)
     if (!layer.mean.allFinite() || !layer.variance.allFinite()) {
