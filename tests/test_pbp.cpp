@@ -6,6 +6,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "datasets/src/load.hpp"
+#include "datasets/src/normalize.hpp"
+#include "datasets/src/registry.hpp"
 #include "methods/core/rng.hpp"
 #include "methods/pbp/pbp.hpp"
 #include "methods/pbp/relu_moments.hpp"
@@ -209,6 +212,35 @@ TEST_CASE("EP refinement skips weights the data have barely touched", "[pbp]") {
   CHECK_THROWS_WITH(find_method("pbp").fit(RegressionData{Eigen::MatrixXd::Zero(4, 1), Eigen::VectorXd::Zero(4)},
                                            {{"min_cavity_precision_fraction", "-1"}}, rng),
                     Catch::Contains("pbp: min_cavity_precision_fraction is -1, but must be >= 0"));
+}
+
+TEST_CASE("PBP with three hidden layers stays stable on yacht splits where it once diverged", "[pbp]") {
+  // Before the cavity guard, splits 2 and 3 ended with a prior variance of ~4e7 and a
+  // training RMSE of 1e2-1e5 (normalized targets) after 40 epochs.
+  using namespace bnn::data;
+  const DatasetRegistry registry = DatasetRegistry::load({BNNBENCH_SOURCE_DIR "/datasets/registry.toml"});
+  const DatasetSpec& spec = registry.find("yacht");
+  const Dataset data = load_dataset(spec, BNNBENCH_TEST_MIRROR);
+  const auto splits = read_published_splits(spec, BNNBENCH_TEST_MIRROR, data.X.rows());
+  for (std::size_t k : {2, 3}) {
+    CAPTURE(k);
+    const Eigen::MatrixXd X = select_rows(data.X, splits[k].train);
+    const Eigen::VectorXd y = select_rows(data.y, splits[k].train);
+    const Standardizer scale = Standardizer::fit(X, y, "yacht");
+    const RegressionData train{scale.transform_inputs(X), scale.transform_targets(y)};
+    Options options;
+    options.hidden_layers = {50, 50, 50};
+    Rng rng(k + 1);
+    const pbp::Model model = fit(train, options, rng);
+    const auto train_fit = model.predict(train.X);
+    double sse = 0.0;
+    for (Eigen::Index i = 0; i < train.X.rows(); ++i) sse += std::pow(train_fit->mean(i) - train.y[i], 2);
+    CHECK(std::sqrt(sse / static_cast<double>(train.X.rows())) < 0.2);
+    const auto& d = model.report().diagnostics;
+    const auto prior = std::find_if(d.begin(), d.end(), [](const auto& kv) { return kv.first == "prior_variance"; });
+    REQUIRE(prior != d.end());
+    CHECK(prior->second < 10.0);
+  }
 }
 
 TEST_CASE("PBP fits a noisy sine and is reproducible", "[pbp]") {
