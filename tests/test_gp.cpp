@@ -1,13 +1,17 @@
 // GP with the neural-network covariance: the kernel against a Monte Carlo estimate of a wide
-// random erf network, gradients against finite differences, positive semi-definiteness,
-// predictions against a direct dense solve, and the optimizer's restarts.
+// random erf network, its vectorized asin against std::asin, gradients against finite
+// differences, positive semi-definiteness, the inverse from the Cholesky factor against a dense
+// inverse, predictions against a direct dense solve, and the optimizer's restarts.
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "methods/core/lapack.hpp"
 #include "methods/core/rng.hpp"
+#include "methods/gp/cholesky_inverse.hpp"
 #include "methods/gp/gp_regression.hpp"
 #include "methods/gp/nn_kernel.hpp"
+#include "methods/gp/vectorized_asin.hpp"
 #include "methods/registry.hpp"
 
 using namespace bnn;
@@ -30,6 +34,11 @@ NnKernelParams params(Eigen::Index d) {
   return p;
 }
 
+// The symmetric kernel matrix from the lower triangle nn_kernel_terms computes.
+Eigen::MatrixXd full_kernel(const Eigen::MatrixXd& X, const NnKernelParams& p) {
+  return nn_kernel_terms(X, p).kernel.selfadjointView<Eigen::Lower>();
+}
+
 RegressionData sine_data(Eigen::Index n, Eigen::Index d, Rng& rng) {
   RegressionData data{random_inputs(n, d, rng), Eigen::VectorXd(n)};
   for (Eigen::Index i = 0; i < n; ++i) data.y[i] = std::sin(1.5 * data.X(i, 0)) + 0.1 * standard_normal(rng);
@@ -44,7 +53,7 @@ TEST_CASE("NN kernel equals the covariance of a wide random erf network", "[gp]"
   const Eigen::Index d = 3;
   const NnKernelParams p = params(d);
   const Eigen::MatrixXd X = random_inputs(4, d, rng);
-  const Eigen::MatrixXd K = nn_kernel_terms(X, p).kernel;
+  const Eigen::MatrixXd K = full_kernel(X, p);
   const long samples = 400000;
   Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(4, 4), sum_sq = Eigen::MatrixXd::Zero(4, 4);
   Eigen::VectorXd h(4);
@@ -69,37 +78,103 @@ TEST_CASE("NN kernel equals the covariance of a wide random erf network", "[gp]"
   CHECK(nn_kernel_diagonal(X, p).isApprox(K.diagonal(), 1e-12));
 }
 
-TEST_CASE("NN kernel matrix is symmetric positive semi-definite", "[gp]") {
+TEST_CASE("NN kernel matrix is positive semi-definite", "[gp]") {
   Rng rng(2);
   for (int trial = 0; trial < 5; ++trial) {
     const Eigen::MatrixXd X = random_inputs(60, 4, rng) * (1.0 + trial);
-    const Eigen::MatrixXd K = nn_kernel_terms(X, params(4)).kernel;
-    CHECK((K - K.transpose()).cwiseAbs().maxCoeff() == 0.0);
+    const Eigen::MatrixXd K = full_kernel(X, params(4));
     const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(K);
     CHECK(eig.eigenvalues().minCoeff() > -1e-10 * eig.eigenvalues().maxCoeff());
   }
 }
 
+TEST_CASE("NN kernel's asin is within 2 ulp of std::asin", "[gp]") {
+  Eigen::ArrayXd x = Eigen::ArrayXd::LinSpaced(200001, -1.0, 1.0);
+  x.head(6) << -1.0, -0.975, -0.5, 0.5, 0.975, 1.0;
+  x.tail(4) << 1e-300, -1e-160, 1e-8, std::nextafter(1.0, 0.0);
+  const Eigen::ArrayXd fast = x.unaryExpr(VectorizedAsin{});  // SIMD path, scalar path for the tail
+  double worst_ulps = 0.0, worst_x = 0.0;
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    const double exact = std::asin(x[i]);
+    const double ulp = std::nextafter(std::abs(exact), 2.0) - std::abs(exact);
+    if (std::abs(fast[i] - exact) / ulp > worst_ulps) {
+      worst_ulps = std::abs(fast[i] - exact) / ulp;
+      worst_x = x[i];
+    }
+  }
+  INFO("worst at x = " << worst_x);
+  CHECK(worst_ulps <= 2.0);
+  CHECK(VectorizedAsin{}(1.0) == std::asin(1.0));
+  CHECK(VectorizedAsin{}(-0.3) == Approx(std::asin(-0.3)).epsilon(1e-15));
+}
+
+TEST_CASE("inverse from the Cholesky factor equals the dense inverse", "[gp]") {
+  Rng rng(9);
+  // 1 and 32: one direct block; 33, 200: the recursion with uneven halves; 1000: dpotri.
+  for (Eigen::Index n : {1, 32, 33, 200, 1000}) {
+    const Eigen::MatrixXd A = random_inputs(n, n, rng);
+    Eigen::MatrixXd C = A * A.transpose() / static_cast<double>(n);
+    C.diagonal().array() += 0.5;
+    Eigen::MatrixXd inverse = C;
+    REQUIRE(lapack::cholesky_lower(inverse));
+    inverse_from_cholesky_lower(inverse);
+    const Eigen::MatrixXd full = inverse.selfadjointView<Eigen::Lower>();
+    INFO("n = " << n);
+    CHECK((full * C - Eigen::MatrixXd::Identity(n, n)).cwiseAbs().maxCoeff() < 1e-11);
+  }
+}
+
+TEST_CASE("NN kernel contraction matches finite differences of sum W o K", "[gp]") {
+  // sum_ij W_ij k_ij for a random symmetric W, differentiated in log S_00 and log S_kk.
+  Rng rng(10);
+  const Eigen::Index n = 70, d = 4;
+  const Eigen::MatrixXd X = random_inputs(n, d, rng);
+  const Eigen::MatrixXd A = random_inputs(n, n, rng);
+  const Eigen::MatrixXd W = A + A.transpose();
+  const NnKernelParams p = params(d);
+  const auto contracted = [&](const NnKernelParams& q) { return W.cwiseProduct(full_kernel(X, q)).sum(); };
+  Eigen::MatrixXd W_lower = W;
+  const NnKernelGradient g = nn_kernel_contract(X, p, nn_kernel_terms(X, p), W_lower);
+  const double step = 1e-5;
+  NnKernelParams plus = p, minus = p;
+  plus.bias_variance *= std::exp(step);
+  minus.bias_variance *= std::exp(-step);
+  const double fd_bias = (contracted(plus) - contracted(minus)) / (2 * step);
+  CHECK(g.log_bias_variance == Approx(fd_bias).epsilon(1e-6));
+  for (Eigen::Index k = 0; k < d; ++k) {
+    plus = p;
+    minus = p;
+    plus.input_variances[k] *= std::exp(step);
+    minus.input_variances[k] *= std::exp(-step);
+    const double fd = (contracted(plus) - contracted(minus)) / (2 * step);
+    INFO("input " << k);
+    CHECK(g.log_input_variances[k] == Approx(fd).epsilon(1e-6));
+  }
+}
+
 TEST_CASE("log marginal likelihood gradient matches finite differences", "[gp]") {
   Rng rng(3);
-  const RegressionData data = sine_data(30, 3, rng);
-  for (bool ard : {false, true}) {
-    Hyperparameters h;
-    h.kernel = params(3);
-    h.noise_variance = 0.05;
-    const Eigen::VectorXd theta = to_log_vector(h, ard);
-    const Evidence e = log_marginal_likelihood(data.X, data.y, theta, ard);
-    REQUIRE(e.ok);
-    for (Eigen::Index k = 0; k < theta.size(); ++k) {
-      const double step = 1e-5;
-      Eigen::VectorXd plus = theta, minus = theta;
-      plus[k] += step;
-      minus[k] -= step;
-      const double fd = (log_marginal_likelihood(data.X, data.y, plus, ard, false).log_marginal_likelihood -
-                         log_marginal_likelihood(data.X, data.y, minus, ard, false).log_marginal_likelihood) /
-                        (2 * step);
-      INFO("ard " << ard << ", parameter " << k << ": analytic " << e.gradient[k] << ", numeric " << fd);
-      CHECK(std::abs(e.gradient[k] - fd) <= 1e-6 * std::max(1.0, std::abs(fd)));
+  // n = 30: the inverse in one direct block; n = 150: its recursion.
+  for (Eigen::Index n : {30, 150}) {
+    const RegressionData data = sine_data(n, 3, rng);
+    for (bool ard : {false, true}) {
+      Hyperparameters h;
+      h.kernel = params(3);
+      h.noise_variance = 0.05;
+      const Eigen::VectorXd theta = to_log_vector(h, ard);
+      const Evidence e = log_marginal_likelihood(data.X, data.y, theta, ard);
+      REQUIRE(e.ok);
+      for (Eigen::Index k = 0; k < theta.size(); ++k) {
+        const double step = 1e-5;
+        Eigen::VectorXd plus = theta, minus = theta;
+        plus[k] += step;
+        minus[k] -= step;
+        const double fd = (log_marginal_likelihood(data.X, data.y, plus, ard, false).log_marginal_likelihood -
+                           log_marginal_likelihood(data.X, data.y, minus, ard, false).log_marginal_likelihood) /
+                          (2 * step);
+        INFO("n " << n << ", ard " << ard << ", parameter " << k << ": analytic " << e.gradient[k] << ", numeric " << fd);
+        CHECK(std::abs(e.gradient[k] - fd) <= 1e-6 * std::max(1.0, std::abs(fd)));
+      }
     }
   }
 }
@@ -110,7 +185,7 @@ TEST_CASE("log marginal likelihood equals the dense Gaussian density", "[gp]") {
   Hyperparameters h;
   h.kernel = params(2);
   h.noise_variance = 0.2;
-  Eigen::MatrixXd C = nn_kernel_terms(data.X, h.kernel).kernel;
+  Eigen::MatrixXd C = full_kernel(data.X, h.kernel);
   C.diagonal().array() += h.noise_variance;
   const Eigen::FullPivLU<Eigen::MatrixXd> lu(C);
   const double direct = -0.5 * data.y.dot(lu.solve(data.y)) - 0.5 * std::log(lu.determinant()) -
@@ -128,7 +203,7 @@ TEST_CASE("GP predictions equal a direct dense solve", "[gp]") {
   h.noise_variance = 0.03;
   const gp::Model model = condition(data, h);
   const auto pred = model.predict(X_test);
-  Eigen::MatrixXd C = nn_kernel_terms(data.X, h.kernel).kernel;
+  Eigen::MatrixXd C = full_kernel(data.X, h.kernel);
   C.diagonal().array() += h.noise_variance;
   const Eigen::MatrixXd Ks = nn_kernel_cross(X_test, data.X, h.kernel);
   const Eigen::FullPivLU<Eigen::MatrixXd> lu(C);

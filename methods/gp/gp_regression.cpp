@@ -6,6 +6,7 @@
 #include <limits>
 #include <numbers>
 
+#include "cholesky_inverse.hpp"
 #include "methods/core/lapack.hpp"
 #include "methods/core/options.hpp"
 
@@ -14,17 +15,21 @@ namespace {
 
 constexpr double kLogBound = 15.0;  // log-parameters are kept in [-15, 15]
 
-// Cholesky of C = K + noise I in place (lower triangle), adding jitter (relative to the
-// mean diagonal) only if the factorization fails. `C` must hold the full matrix on entry.
-bool factorize(Eigen::MatrixXd& C, double& jitter) {
-  const Eigen::VectorXd diagonal = C.diagonal();
+// Cholesky factor L of C = K + noise I into the lower triangle of C (K given by its lower
+// triangle), adding jitter (relative to the mean diagonal of C) only if the factorization fails.
+bool factorize(const Eigen::MatrixXd& kernel, double noise, Eigen::MatrixXd& C, double& jitter) {
+  const auto load = [&](double extra_diagonal) {
+    C.resize(kernel.rows(), kernel.cols());
+    C.triangularView<Eigen::Lower>() = kernel;
+    C.diagonal().array() += noise;
+    C.diagonal().array() += extra_diagonal;
+  };
+  load(0.0);
   if (lapack::cholesky_lower(C)) return true;
-  // dpotrf leaves the strict upper triangle alone: rebuild C from it and the saved diagonal.
-  const double scale = diagonal.mean();
+  const double scale = (kernel.diagonal().array() + noise).mean();
   for (double j = 1e-10; j <= 1e-4; j *= 10.0) {
-    C.triangularView<Eigen::StrictlyLower>() = C.transpose();
-    C.diagonal() = diagonal.array() + j * scale;
     jitter = j * scale;
+    load(jitter);
     if (lapack::cholesky_lower(C)) return true;
   }
   return false;
@@ -69,10 +74,9 @@ Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd
   Evidence e;
   const Eigen::Index n = X.rows();
   const Hyperparameters h = from_log_vector(theta, X.cols(), ard);
-  NnKernelTerms terms = nn_kernel_terms(X, h.kernel);
-  Eigen::MatrixXd C = std::move(terms.kernel);
-  C.diagonal().array() += h.noise_variance;
-  if (!factorize(C, e.jitter)) {
+  const NnKernelTerms terms = nn_kernel_terms(X, h.kernel);
+  Eigen::MatrixXd C;
+  if (!factorize(terms.kernel, h.noise_variance, C, e.jitter)) {
     e.ok = false;
     e.log_marginal_likelihood = -std::numeric_limits<double>::infinity();
     return e;
@@ -82,11 +86,12 @@ Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd
                               0.5 * static_cast<double>(n) * std::log(2.0 * std::numbers::pi);
   if (!with_gradient) return e;
   C.triangularView<Eigen::Lower>().transpose().solveInPlace(alpha);  // alpha = C^-1 y
-  // d log p / d theta = tr(W dC/dtheta), W = (alpha alpha' - C^-1) / 2 (Rasmussen & Williams eq. 5.9).
-  lapack::inverse_from_cholesky(C);
+  // d log p / d theta = tr(W dC/dtheta), W = (alpha alpha' - C^-1) / 2 (Rasmussen & Williams
+  // eq. 5.9), symmetric: lower triangle only.
+  inverse_from_cholesky_lower(C);
   Eigen::MatrixXd& W = C;
-  W *= -0.5;
-  W.noalias() += 0.5 * alpha * alpha.transpose();
+  W.triangularView<Eigen::Lower>() *= -0.5;
+  W.selfadjointView<Eigen::Lower>().rankUpdate(alpha, 0.5);
   e.gradient.resize(theta.size());
   const double trace_w = W.trace();
   e.gradient[theta.size() - 1] = h.noise_variance * trace_w;
@@ -114,10 +119,9 @@ std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
 }
 
 Model condition(const RegressionData& train, const Hyperparameters& h, FitReport report) {
-  Eigen::MatrixXd C = nn_kernel_terms(train.X, h.kernel).kernel;
-  C.diagonal().array() += h.noise_variance;
+  Eigen::MatrixXd C;
   double jitter = 0.0;
-  if (!factorize(C, jitter)) {
+  if (!factorize(nn_kernel_terms(train.X, h.kernel).kernel, h.noise_variance, C, jitter)) {
     report.status = FitStatus::numerical_error;
     report.message = "the kernel matrix is not positive definite even with jitter";
   }

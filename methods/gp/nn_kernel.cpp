@@ -3,6 +3,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "vectorized_asin.hpp"
+
 namespace bnn::gp {
 namespace {
 constexpr double kTwoOverPi = 2.0 / std::numbers::pi;
@@ -25,21 +27,18 @@ Eigen::MatrixXd cross_quadratic(const Eigen::MatrixXd& A, const Eigen::MatrixXd&
 NnKernelTerms nn_kernel_terms(const Eigen::MatrixXd& X, const NnKernelParams& p) {
   NnKernelTerms t;
   t.r = inverse_root_b(X, p);
-  // 2 u_i'S u_j as one symmetric rank-d update (exactly symmetric, half the flops).
-  const Eigen::MatrixXd Xs = X * p.input_variances.cwiseSqrt().asDiagonal();
-  t.z = Eigen::MatrixXd::Constant(X.rows(), X.rows(), 2.0 * p.bias_variance);
-  t.z.selfadjointView<Eigen::Lower>().rankUpdate(Xs, 2.0);
-  t.z.array().colwise() *= t.r.array();
-  t.z.array().rowwise() *= t.r.transpose().array();
-  t.z.triangularView<Eigen::StrictlyUpper>() = t.z.transpose();
-  t.z = t.z.cwiseMax(-1.0).cwiseMin(1.0);
-  // asin on the lower triangle only (the costliest elementwise step), then mirrored.
+  // 2 u_i'S u_j as one symmetric rank-d update of the lower triangle.
   const Eigen::Index n = X.rows();
+  const Eigen::MatrixXd Xs = X * p.input_variances.cwiseSqrt().asDiagonal();
+  t.z = Eigen::MatrixXd::Constant(n, n, 2.0 * p.bias_variance);
+  t.z.selfadjointView<Eigen::Lower>().rankUpdate(Xs, 2.0);
   t.kernel.resize(n, n);
   const double scale = p.signal_variance * kTwoOverPi;
-  for (Eigen::Index j = 0; j < n; ++j)
-    t.kernel.col(j).tail(n - j) = scale * t.z.col(j).tail(n - j).array().asin().matrix();
-  t.kernel.triangularView<Eigen::StrictlyUpper>() = t.kernel.transpose();
+  for (Eigen::Index j = 0; j < n; ++j) {
+    auto z = t.z.col(j).tail(n - j).array();
+    z = (z * t.r.tail(n - j).array() * t.r[j]).cwiseMax(-1.0).cwiseMin(1.0);
+    t.kernel.col(j).tail(n - j) = scale * z.unaryExpr(VectorizedAsin{}).matrix();
+  }
   return t;
 }
 
@@ -50,37 +49,39 @@ Eigen::MatrixXd nn_kernel_cross(const Eigen::MatrixXd& X_test, const Eigen::Matr
   Eigen::MatrixXd z = cross_quadratic(X_test, X_train, p);
   z.array().colwise() *= r_test.array();
   z.array().rowwise() *= r_train.transpose().array();
-  return (p.signal_variance * kTwoOverPi) * z.cwiseMax(-1.0).cwiseMin(1.0).array().asin().matrix();
+  return (p.signal_variance * kTwoOverPi) * z.cwiseMax(-1.0).cwiseMin(1.0).unaryExpr(VectorizedAsin{});
 }
 
 Eigen::VectorXd nn_kernel_diagonal(const Eigen::MatrixXd& X, const NnKernelParams& p) {
   const Eigen::VectorXd r = inverse_root_b(X, p);
   // z_ii = (b_i - 1) / b_i = 1 - r_i^2.
-  return (p.signal_variance * kTwoOverPi) * (1.0 - r.array().square()).asin().matrix();
+  return (p.signal_variance * kTwoOverPi) * (1.0 - r.array().square()).unaryExpr(VectorizedAsin{}).matrix();
 }
 
 NnKernelGradient nn_kernel_contract(const Eigen::MatrixXd& X, const NnKernelParams& p,
                                     const NnKernelTerms& t, Eigen::MatrixXd& W) {
   NnKernelGradient g;
   // dk/dz = sf2 (2/pi) / sqrt(1 - z^2); dz_ij/dS_kk = 2 x_ik x_jk r_i r_j - z_ij (x_ik^2 r_i^2 + x_jk^2 r_j^2).
-  // One pass over the columns: G = W o dk/dz, v = (G o Z) 1 (G, Z symmetric, so column sums),
-  // and W becomes H = G o r r'.
+  // One pass over the lower triangle: G = W o dk/dz, v = (G o Z) 1 (G o Z is symmetric: a
+  // strict-lower entry adds to the sums of its row and of its column), and W becomes H = G o r r'.
   const Eigen::Index n = W.rows();
   const double scale = p.signal_variance * kTwoOverPi;
-  Eigen::VectorXd v(n);
-  double h_sum = 0.0;
+  Eigen::VectorXd v = Eigen::VectorXd::Zero(n);
+  double h_sum = 0.0;  // 1'H1
   for (Eigen::Index j = 0; j < n; ++j) {
-    auto w = W.col(j).array();
-    const auto z = t.z.col(j).array();
+    const Eigen::Index m = n - j;
+    auto w = W.col(j).tail(m).array();
+    const auto z = t.z.col(j).tail(m).array();
     w *= scale * (1.0 - z.square()).max(1e-300).rsqrt();
-    v[j] = (w * z).sum();
-    w *= t.r.array() * t.r[j];
-    h_sum += w.sum();
+    v[j] += (w * z).sum();
+    v.tail(m - 1).array() += (w * z).tail(m - 1);
+    w *= t.r.tail(m).array() * t.r[j];
+    h_sum += 2.0 * w.sum() - w[0];
   }
   const Eigen::VectorXd r2v = t.r.array().square() * v.array();
   // Bias (u_0 = 1): 2 1'H1 - 2 sum_i r_i^2 v_i.
   g.log_bias_variance = p.bias_variance * (2.0 * h_sum - 2.0 * r2v.sum());
-  const Eigen::MatrixXd M = W * X;  // n x d
+  const Eigen::MatrixXd M = W.selfadjointView<Eigen::Lower>() * X;  // H X, n x d
   const Eigen::VectorXd first = 2.0 * (X.array() * M.array()).colwise().sum().transpose();
   const Eigen::VectorXd second = 2.0 * (X.array().square().matrix().transpose() * r2v);
   g.log_input_variances = p.input_variances.array() * (first - second).array();

@@ -15,10 +15,12 @@ struct NnKernelParams {
 };
 
 // Pieces of the kernel reused by the gradient: Z (the argument of asin) and r = 1/sqrt(b).
+// Both n x n matrices are symmetric and only their lower triangles are computed: the strict
+// upper triangles are unspecified (use selfadjointView<Eigen::Lower>() for the full matrix).
 struct NnKernelTerms {
-  Eigen::MatrixXd z;        // n x n
+  Eigen::MatrixXd z;        // n x n, lower triangle
   Eigen::VectorXd r;        // 1 / sqrt(1 + 2 u_i'S u_i)
-  Eigen::MatrixXd kernel;   // sf2 (2/pi) asin(z)
+  Eigen::MatrixXd kernel;   // sf2 (2/pi) asin(z), lower triangle
 };
 
 NnKernelTerms nn_kernel_terms(const Eigen::MatrixXd& X, const NnKernelParams& p);
@@ -27,9 +29,10 @@ Eigen::MatrixXd nn_kernel_cross(const Eigen::MatrixXd& X_test, const Eigen::Matr
 Eigen::VectorXd nn_kernel_diagonal(const Eigen::MatrixXd& X, const NnKernelParams& p);
 
 // Gradients of sum_ij W_ij k(x_i, x_j) with respect to log(bias_variance) and
-// log(input_variances[k]) for a symmetric weight matrix W (the contraction the marginal
-// likelihood gradient needs), in O(n^2 d). W is overwritten. (The signal variance's
-// gradient is sum_ij W_ij k_ij, which callers usually know in closed form.)
+// log(input_variances[k]) for a symmetric weight matrix W given by its lower triangle (the
+// contraction the marginal likelihood gradient needs), in O(n^2 d). The lower triangle of W is
+// overwritten. (The signal variance's gradient is sum_ij W_ij k_ij, which callers usually know
+// in closed form.)
 struct NnKernelGradient {
   double log_bias_variance = 0.0;
   Eigen::VectorXd log_input_variances;
