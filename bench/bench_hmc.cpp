@@ -1,6 +1,6 @@
 // NN-MC: one gradient of the log posterior (a forward and a backward pass over all training
 // points) at the sizes of the EP-NN experiments: housing (455 x 13, 10 tanh units), crime
-// (1793 x 102, 10 units) and kin40k (5000 x 100, 30 units).
+// (1793 x 102, 10 units) and kin40k (5000 x 100, 30 units); and the vectorized tanh alone.
 #include <benchmark/benchmark.h>
 
 #include "methods/core/rng.hpp"
@@ -28,6 +28,18 @@ void BM_MlpGradient(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_MlpGradient)->Args({455, 13, 10})->Args({1793, 102, 10})->Args({5000, 100, 30})->Unit(benchmark::kMicrosecond);
+
+// The hidden units' tanh alone, for the 455 x 10 units of housing.
+void BM_VectorTanh(benchmark::State& state) {
+  bnn::Rng rng(2);
+  Eigen::ArrayXd a(state.range(0)), h(state.range(0));
+  for (Eigen::Index i = 0; i < a.size(); ++i) a[i] = 2.0 * bnn::standard_normal(rng);
+  for (auto _ : state) {
+    bnn::hmc::vector_tanh(a, h);
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_VectorTanh)->Arg(4550)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -1,59 +1,230 @@
 #include "mlp.hpp"
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <stdexcept>
 
 namespace bnn::hmc {
 namespace {
 
-using RowMap = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
-using RowMapMut = Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
+// Eigen's SIMD packets (4 doubles with AVX2). Loads and stores are unaligned, so results do
+// not depend on where the data happen to sit in memory.
+namespace simd = Eigen::internal;
+using Packet = simd::packet_traits<double>::type;
+using PacketBits = std::int64_t __attribute__((vector_size(sizeof(Packet))));
+constexpr Eigen::Index kLanes = simd::packet_traits<double>::size;
+constexpr Eigen::Index kPackets = 4;
+constexpr Eigen::Index kBlock = kPackets * kLanes;  // points per block
+// Units per register tile: 3 x kPackets independent sums hide the FMA latency, and each input
+// loaded serves 3 units.
+constexpr int kTile = 3;
 
-void activate(Activation g, const Eigen::MatrixXd& a, Eigen::MatrixXd& out) {
+Packet load(const double* from) { return simd::ploadu<Packet>(from); }
+void store(double* to, const Packet& p) { simd::pstoreu(to, p); }
+
+// Cephes' Pade form of exp on |r| <= ln2 / 2: e^r = (q + p) / (q - p), p = r P(r^2), q = Q(r^2).
+constexpr std::array<double, 3> kExpNumerator = {1.26177193074810590878e-4, 3.02994407707441961300e-2,
+                                                 9.99999999999999999910e-1};
+constexpr std::array<double, 4> kExpDenominator = {3.00198505138664455042e-6, 2.52448340349684104192e-3,
+                                                   2.27265548208155028766e-1, 2.00000000000000000009e0};
+
+// c_0 x^(N-1) + ... + c_(N-1), by Horner's rule.
+template <std::size_t N>
+Packet polynomial(const Packet& x, const std::array<double, N>& c) {
+  Packet sum = simd::pset1<Packet>(c[0]);
+  for (std::size_t i = 1; i < N; ++i) sum = simd::pmadd(sum, x, simd::pset1<Packet>(c[i]));
+  return sum;
+}
+
+// tanh(z) = (e^{2z} - 1) / (e^{2z} + 1) for z = |x| (tanh is odd). With 2z = n ln2 + r,
+// |r| <= ln2 / 2, and the Pade form of e^r above (Eigen's exp uses it too), multiplying
+// through by q - p leaves one division:
+//   tanh(z) = ((2^n - 1) q + (2^n + 1) p) / ((2^n + 1) q + (2^n - 1) p),
+// which is p / q for n = 0, so small |x| keep full relative accuracy. z is capped at 20: there
+// 2^n +- 1 rounds to 2^n and the quotient to 1, as tanh does in double beyond 19.1.
+Packet packet_tanh(const Packet& x) {
+  const Packet z = simd::pmin(simd::pabs(x), simd::pset1<Packet>(20.0));  // std::min order: NaN stays
+  // n = round(2z / ln2) by adding 2^52 (+ 1023, the exponent bias); the same sum shifted into
+  // the exponent field is 2^n.
+  const Packet shifter = simd::pset1<Packet>(0x1p52 + 1023.0);
+  const Packet biased = simd::pmadd(z, simd::pset1<Packet>(2.0 * std::numbers::log2e), shifter);
+  const Packet n = simd::psub(biased, shifter);
+  const Packet power = std::bit_cast<Packet>(std::bit_cast<PacketBits>(biased) << 52);
+  // r = 2z - n ln2, ln2 split in two so that n * ln2_high is exact
+  Packet r = simd::pmadd(n, simd::pset1<Packet>(-0.693145751953125), simd::padd(z, z));
+  r = simd::pmadd(n, simd::pset1<Packet>(-1.42860682030941723212e-6), r);
+  const Packet r2 = simd::pmul(r, r);
+  const Packet p = simd::pmul(r, polynomial(r2, kExpNumerator));
+  const Packet q = polynomial(r2, kExpDenominator);
+  const Packet one = simd::pset1<Packet>(1.0);
+  const Packet minus = simd::psub(power, one), plus = simd::padd(power, one);
+  const Packet numerator = simd::pmadd(minus, q, simd::pmul(plus, p));
+  const Packet denominator = simd::pmadd(plus, q, simd::pmul(minus, p));
+  const Packet sign = simd::pxor(x, simd::pabs(x));
+  return simd::por(simd::pdiv(numerator, denominator), sign);
+}
+
+using RowMap = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
+
+RowMap layer_weights(const MlpShape& s, const Eigen::VectorXd& theta, std::size_t l) {
+  return RowMap(theta.data() + s.weight_offset(l), s.layer_units(l), s.layer_inputs(l));
+}
+
+// The rows of one block: value t of row j is data[j * stride + t], t < kBlock.
+struct BlockRows {
+  const double* data;
+  Eigen::Index stride;
+};
+
+// out(i, :) = bias_i + sum_j c(i, j) in(j, :) for rows i0 .. i0 + Rows - 1 of one block
+// (bias null: 0), the sums in SIMD registers.
+template <int Rows, class Coefficients>
+void combine_tile(const Coefficients& c, Eigen::Index i0, const double* bias, BlockRows in, Eigen::ArrayXd& out) {
+  Packet sum[Rows][kPackets];
+  for (int r = 0; r < Rows; ++r)
+    for (Packet& s : sum[r]) s = simd::pset1<Packet>(bias ? bias[i0 + r] : 0.0);
+  for (Eigen::Index j = 0; j < c.cols(); ++j) {
+    const double* x = in.data + j * in.stride;
+    for (int r = 0; r < Rows; ++r) {
+      const Packet w = simd::pset1<Packet>(c(i0 + r, j));
+      for (Eigen::Index t = 0; t < kPackets; ++t) sum[r][t] = simd::pmadd(w, load(x + t * kLanes), sum[r][t]);
+    }
+  }
+  for (int r = 0; r < Rows; ++r)
+    for (Eigen::Index t = 0; t < kPackets; ++t) store(out.data() + (i0 + r) * kBlock + t * kLanes, sum[r][t]);
+}
+
+// out(i, :) = bias_i + sum_j c(i, j) in(j, :) over one block.
+template <class Coefficients>
+void combine_rows(const Coefficients& c, const double* bias, BlockRows in, Eigen::ArrayXd& out) {
+  Eigen::Index i = 0;
+  for (; i + kTile <= c.rows(); i += kTile) combine_tile<kTile>(c, i, bias, in, out);
+  for (; i < c.rows(); ++i) combine_tile<1>(c, i, bias, in, out);
+}
+
+// Gradient of units k0 .. k0 + Units - 1 of a layer from one block, kept lane by lane (kLanes
+// partial sums per weight): dW(k, j) += delta(k, :) in(j, :), db(k) += sum delta(k, :).
+template <int Units>
+void accumulate_tile(const Eigen::ArrayXd& delta, Eigen::Index k0, BlockRows in, Eigen::Index inputs, double* dW,
+                     double* db) {
+  Packet d[Units][kPackets];
+  for (int u = 0; u < Units; ++u)
+    for (Eigen::Index t = 0; t < kPackets; ++t) d[u][t] = load(delta.data() + (k0 + u) * kBlock + t * kLanes);
+  for (Eigen::Index j = 0; j < inputs; ++j) {
+    Packet x[kPackets];
+    for (Eigen::Index t = 0; t < kPackets; ++t) x[t] = load(in.data + j * in.stride + t * kLanes);
+    for (int u = 0; u < Units; ++u) {
+      double* w = dW + ((k0 + u) * inputs + j) * kLanes;
+      Packet sum = load(w);
+      for (Eigen::Index t = 0; t < kPackets; ++t) sum = simd::pmadd(d[u][t], x[t], sum);
+      store(w, sum);
+    }
+  }
+  for (int u = 0; u < Units; ++u) {
+    Packet sum = load(db + (k0 + u) * kLanes);
+    for (const Packet& dt : d[u]) sum = simd::padd(sum, dt);
+    store(db + (k0 + u) * kLanes, sum);
+  }
+}
+
+void accumulate_gradient(const Eigen::ArrayXd& delta, BlockRows in, Eigen::Index inputs, double* dW, double* db) {
+  const Eigen::Index units = delta.size() / kBlock;
+  Eigen::Index k = 0;
+  for (; k + kTile <= units; k += kTile) accumulate_tile<kTile>(delta, k, in, inputs, dW, db);
+  for (; k < units; ++k) accumulate_tile<1>(delta, k, in, inputs, dW, db);
+}
+
+void activate(Activation g, const Eigen::ArrayXd& a, Eigen::ArrayXd& h) {
   switch (g) {
-    // tanh(a) = 1 - 2 / (exp(2a) + 1): Eigen vectorizes exp for double but not tanh.
-    case Activation::tanh: out = 1.0 - 2.0 / ((2.0 * a.array()).exp() + 1.0); break;
-    case Activation::relu: out = a.array().max(0.0); break;
-    case Activation::erf:
-      out = a.unaryExpr([](double v) { return std::erf(v / std::numbers::sqrt2); });
-      break;
+    case Activation::tanh: vector_tanh(a, h); break;
+    case Activation::relu: h = a.max(0.0); break;
+    case Activation::erf: h = a.unaryExpr([](double v) { return std::erf(v / std::numbers::sqrt2); }); break;
   }
 }
 
 // delta *= g'(a), from the pre-activations and the activations.
-void scale_by_derivative(Activation g, const Eigen::MatrixXd& a, const Eigen::MatrixXd& h, Eigen::MatrixXd& delta) {
+void scale_by_derivative(Activation g, const Eigen::ArrayXd& a, const Eigen::ArrayXd& h, Eigen::ArrayXd& delta) {
   switch (g) {
-    case Activation::tanh: delta.array() *= 1.0 - h.array().square(); break;
-    case Activation::relu: delta.array() *= (a.array() > 0.0).cast<double>(); break;
+    case Activation::tanh: delta *= 1.0 - h.square(); break;
+    case Activation::relu: {  // delta where a > 0, else 0
+      const Packet zero = simd::pset1<Packet>(0.0);
+      for (Eigen::Index i = 0; i < delta.size(); i += kLanes)
+        store(delta.data() + i, simd::pand(load(delta.data() + i), simd::pcmp_lt(zero, load(a.data() + i))));
+      break;
+    }
     case Activation::erf: {
       const double c = std::sqrt(2.0 / std::numbers::pi);  // d/da erf(a/sqrt2) = sqrt(2/pi) exp(-a^2/2)
-      delta.array() *= c * (-0.5 * a.array().square()).exp();
+      delta *= c * (-0.5 * a.square()).exp();
       break;
     }
   }
 }
 
-void forward(const MlpShape& s, const Eigen::VectorXd& theta, const Eigen::MatrixXd& X, MlpWorkspace& ws) {
+void size_workspace(const MlpShape& s, MlpWorkspace& ws) {
   const std::size_t L = s.hidden.size();
-  ws.pre.resize(L);
+  ws.pre.resize(L + 1);
   ws.post.resize(L);
-  for (std::size_t l = 0; l < L; ++l) {
-    const RowMap W(theta.data() + s.weight_offset(l), s.layer_units(l), s.layer_inputs(l));
-    const Eigen::Map<const Eigen::RowVectorXd> b(theta.data() + s.bias_offset(l), s.layer_units(l));
-    const Eigen::MatrixXd& in = l == 0 ? X : ws.post[l - 1];
-    ws.pre[l].noalias() = in * W.transpose();
-    ws.pre[l].rowwise() += b;
-    activate(s.activation, ws.pre[l], ws.post[l]);
+  ws.delta.resize(L + 1);
+  for (std::size_t l = 0; l <= L; ++l) {
+    const Eigen::Index size = s.layer_units(l) * kBlock;
+    ws.pre[l].resize(size);
+    ws.delta[l].resize(size);
+    if (l < L) ws.post[l].resize(size);
   }
-  const Eigen::Map<const Eigen::VectorXd> v(theta.data() + s.weight_offset(L), s.layer_inputs(L));
-  const double c = theta[s.bias_offset(L)];
-  const Eigen::MatrixXd& last = L == 0 ? X : ws.post[L - 1];
-  ws.output.noalias() = last * v;
-  ws.output.array() += c;
+}
+
+// Inputs of the block of points from `first`: X in place (column-major: a column is one
+// input over all points), or a zero-padded copy if fewer than kBlock points are left.
+BlockRows block_inputs(const Eigen::MatrixXd& X, Eigen::Index first, MlpWorkspace& ws) {
+  const Eigen::Index count = std::min(kBlock, X.rows() - first);
+  if (count == kBlock) return {X.data() + first, X.rows()};
+  ws.padded_inputs.setZero(X.cols() * kBlock);
+  for (Eigen::Index j = 0; j < X.cols(); ++j)
+    ws.padded_inputs.segment(j * kBlock, count) = X.col(j).segment(first, count).array();
+  return {ws.padded_inputs.data(), kBlock};
+}
+
+// Forward pass of one block: fills ws.pre (the outputs f last) and ws.post.
+void forward_block(const MlpShape& s, const Eigen::VectorXd& theta, BlockRows inputs, MlpWorkspace& ws) {
+  const std::size_t L = s.hidden.size();
+  BlockRows in = inputs;
+  for (std::size_t l = 0; l <= L; ++l) {
+    combine_rows(layer_weights(s, theta, l), theta.data() + s.bias_offset(l), in, ws.pre[l]);
+    if (l == L) break;
+    activate(s.activation, ws.pre[l], ws.post[l]);
+    in = {ws.post[l].data(), kBlock};
+  }
+}
+
+// Backward pass of one block from ws.delta[L] = dE/df: adds its gradient to ws.gradient_lanes.
+void backward_block(const MlpShape& s, const Eigen::VectorXd& theta, BlockRows inputs, MlpWorkspace& ws) {
+  double* lanes = ws.gradient_lanes.data();
+  for (std::size_t l = s.hidden.size();; --l) {
+    const BlockRows in = l == 0 ? inputs : BlockRows{ws.post[l - 1].data(), kBlock};
+    accumulate_gradient(ws.delta[l], in, s.layer_inputs(l), lanes + s.weight_offset(l) * kLanes,
+                        lanes + s.bias_offset(l) * kLanes);
+    if (l == 0) return;
+    // delta_{l-1} = g'(a_{l-1}) * W_l' delta_l
+    combine_rows(layer_weights(s, theta, l).transpose(), nullptr, {ws.delta[l].data(), kBlock}, ws.delta[l - 1]);
+    scale_by_derivative(s.activation, ws.pre[l - 1], ws.post[l - 1], ws.delta[l - 1]);
+  }
 }
 
 }  // namespace
+
+void vector_tanh(const Eigen::Ref<const Eigen::ArrayXd>& x, Eigen::Ref<Eigen::ArrayXd> out) {
+  const Eigen::Index n = x.size(), full = n - n % kLanes;
+  for (Eigen::Index i = 0; i < full; i += kLanes) store(out.data() + i, packet_tanh(load(x.data() + i)));
+  if (full == n) return;
+  double tail[kLanes] = {};
+  std::copy(x.data() + full, x.data() + n, tail);
+  store(tail, packet_tanh(load(tail)));
+  std::copy(tail, tail + (n - full), out.data() + full);
+}
 
 Activation parse_activation(const std::string& name) {
   if (name == "tanh") return Activation::tanh;
@@ -80,39 +251,41 @@ Eigen::Index MlpShape::parameter_count() const { return weight_offset(hidden.siz
 
 void mlp_outputs(const MlpShape& shape, const Eigen::VectorXd& theta, const Eigen::MatrixXd& X,
                  MlpWorkspace& ws, Eigen::VectorXd& out) {
-  forward(shape, theta, X, ws);
-  out = ws.output;
+  size_workspace(shape, ws);
+  const Eigen::Index n = X.rows();
+  out.resize(n);
+  for (Eigen::Index first = 0; first < n; first += kBlock) {
+    forward_block(shape, theta, block_inputs(X, first, ws), ws);
+    const Eigen::Index count = std::min(kBlock, n - first);
+    out.segment(first, count) = ws.pre.back().head(count).matrix();
+  }
 }
 
 double mlp_squared_error(const MlpShape& s, const Eigen::VectorXd& theta, const Eigen::MatrixXd& X,
                          const Eigen::VectorXd& y, MlpWorkspace& ws, Eigen::VectorXd* gradient) {
-  forward(s, theta, X, ws);
-  ws.output -= y;  // residuals r = f - y
-  const double error = 0.5 * ws.output.squaredNorm();
-  if (!gradient) return error;
-  gradient->resize(theta.size());
-  const std::size_t L = s.hidden.size();
-  const Eigen::VectorXd& r = ws.output;
-  const Eigen::MatrixXd& last = L == 0 ? X : ws.post[L - 1];
-  gradient->segment(s.weight_offset(L), s.layer_inputs(L)).noalias() = last.transpose() * r;
-  (*gradient)[s.bias_offset(L)] = r.sum();
-  if (L == 0) return error;
-  // Backpropagation: delta_l = dE/da_l (points x units).
-  const Eigen::Map<const Eigen::RowVectorXd> v(theta.data() + s.weight_offset(L), s.layer_inputs(L));
-  ws.delta.noalias() = r * v;
-  for (std::size_t l = L; l-- > 0;) {
-    scale_by_derivative(s.activation, ws.pre[l], ws.post[l], ws.delta);
-    const Eigen::MatrixXd& in = l == 0 ? X : ws.post[l - 1];
-    RowMapMut dW(gradient->data() + s.weight_offset(l), s.layer_units(l), s.layer_inputs(l));
-    dW.noalias() = ws.delta.transpose() * in;
-    gradient->segment(s.bias_offset(l), s.layer_units(l)) = ws.delta.colwise().sum().transpose();
-    if (l > 0) {
-      const RowMap W(theta.data() + s.weight_offset(l), s.layer_units(l), s.layer_inputs(l));
-      ws.delta_next.noalias() = ws.delta * W;
-      std::swap(ws.delta, ws.delta_next);
+  size_workspace(s, ws);
+  if (gradient) ws.gradient_lanes.setZero(theta.size() * kLanes);
+  const Eigen::Index n = X.rows();
+  Eigen::ArrayXd& residuals = ws.delta.back();  // dE/df = f - y
+  Packet squares = simd::pset1<Packet>(0.0);
+  for (Eigen::Index first = 0; first < n; first += kBlock) {
+    const BlockRows inputs = block_inputs(X, first, ws);
+    forward_block(s, theta, inputs, ws);
+    const Eigen::Index count = std::min(kBlock, n - first);
+    residuals.head(count) = ws.pre.back().head(count) - y.segment(first, count).array();
+    residuals.tail(kBlock - count).setZero();  // padding points
+    for (Eigen::Index t = 0; t < kBlock; t += kLanes) {
+      const Packet r = load(residuals.data() + t);
+      squares = simd::pmadd(r, r, squares);
     }
+    if (gradient) backward_block(s, theta, inputs, ws);
   }
-  return error;
+  if (gradient) {
+    gradient->resize(theta.size());
+    for (Eigen::Index i = 0; i < theta.size(); ++i)
+      (*gradient)[i] = simd::predux(load(ws.gradient_lanes.data() + i * kLanes));
+  }
+  return 0.5 * simd::predux(squares);
 }
 
 }  // namespace bnn::hmc

@@ -24,12 +24,15 @@ struct MlpShape {
   Eigen::Index layer_units(std::size_t layer) const;  // 1 for the output layer
 };
 
-// Buffers reused across calls (no allocation once sized for a data set).
+// Buffers reused across calls (no allocation once sized for a network). The points pass
+// through the network in blocks of a few SIMD packets; a block's values of a layer are stored
+// unit by unit (units x block, row-major).
 struct MlpWorkspace {
-  std::vector<Eigen::MatrixXd> pre;   // a_l, points x units
-  std::vector<Eigen::MatrixXd> post;  // g(a_l)
-  Eigen::MatrixXd delta, delta_next;
-  Eigen::VectorXd output;
+  std::vector<Eigen::ArrayXd> pre;    // a_l of the current block; the last is the output f
+  std::vector<Eigen::ArrayXd> post;   // g(a_l)
+  std::vector<Eigen::ArrayXd> delta;  // dE/da_l of the current block
+  Eigen::ArrayXd padded_inputs;       // a last, partial block of inputs, zero-padded
+  Eigen::ArrayXd gradient_lanes;      // per parameter, one partial sum of dE/dtheta per SIMD lane
 };
 
 // Network outputs f(x_i) for the rows of X.
@@ -37,7 +40,12 @@ void mlp_outputs(const MlpShape& shape, const Eigen::VectorXd& theta, const Eige
                  MlpWorkspace& ws, Eigen::VectorXd& out);
 
 // E = 0.5 sum_i (f(x_i) - y_i)^2 and, if `gradient` is not null, dE/dtheta (backpropagation).
+// The sums run in a fixed order: the same bits on every call, thread and memory address.
 double mlp_squared_error(const MlpShape& shape, const Eigen::VectorXd& theta, const Eigen::MatrixXd& X,
                          const Eigen::VectorXd& y, MlpWorkspace& ws, Eigen::VectorXd* gradient);
+
+// tanh of every element, SIMD-vectorized, within a few ulp of the exact value (the hidden
+// units' activation; std::tanh is not vectorized).
+void vector_tanh(const Eigen::Ref<const Eigen::ArrayXd>& x, Eigen::Ref<Eigen::ArrayXd> out);
 
 }  // namespace bnn::hmc
