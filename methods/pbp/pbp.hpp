@@ -39,7 +39,8 @@ struct Options {
     v("noise_shape", noise_shape, "shape of the Gamma prior on the noise precision");
     v("noise_rate", noise_rate, "rate of the Gamma prior on the noise precision");
     v("min_cavity_precision_fraction", min_cavity_precision_fraction,
-      "refine a weight's prior factor only where the cavity has this fraction of the factor's precision (0: always)");
+      "refine a weight's prior factor only where the cavity has this fraction of the factor's precision "
+      "(0: only the authors' guard, cavity variance < 1e6)");
   }
   void validate() const;
 };
