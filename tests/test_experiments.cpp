@@ -159,6 +159,15 @@ TEST_CASE("pooled statistics in report aggregation", "[report]") {
   CHECK(agg.at("lpd_mean").se == Approx(0.25));                          // sd(-1.5, -2) / sqrt 2
   CHECK(agg.at("se_p99").value == Approx(3.0));
   CHECK(agg.at("lpd_p01").value == Approx(-4.0));
+  // A job whose points were left behind (merge --without-points): nothing is pooled, the
+  // means are per split and the pooled-only statistics are absent.
+  JobRecord slim = b;
+  slim.evaluations[0].points = {};
+  const auto partial = aggregate_metrics({&a, &slim});
+  CHECK(partial.at("lpd_mean").value == Approx(-1.75));
+  CHECK(partial.at("se_mean").value == Approx(1.5));
+  CHECK(partial.count("lpd_std") == 0);
+  CHECK(partial.count("se_p99") == 0);
 }
 
 TEST_CASE("every shipped experiment spec parses and names known data sets", "[spec]") {
@@ -362,6 +371,17 @@ TEST_CASE("store: round trip, replacement of failures, merge", "[store]") {
   CHECK(a.jobs("exp", false).size() == 3);
   CHECK(a.merge_from(dir_b) == 0);
   CHECK_THROWS_WITH(a.merge_from(dir_a), Catch::Contains("into itself"));
+  // Without points: the metrics arrive, the per-test-point predictions do not.
+  ResultsStore slim(scratch("store_slim"));
+  CHECK(slim.merge_from(dir_a, false) == 3);
+  const auto slim_jobs = slim.jobs("exp", true);
+  REQUIRE(slim_jobs.size() == 3);
+  for (const auto& j : slim_jobs) {
+    if (j.status != "ok") continue;
+    REQUIRE(j.evaluations.size() == 1);
+    CHECK(j.evaluations[0].metrics.at("rmse") == 1.25);
+    CHECK(j.evaluations[0].points.log_density.empty());
+  }
   CHECK_THROWS_WITH(ResultsStore(scratch("empty") + "/none", false), Catch::Contains("no results store"));
 }
 

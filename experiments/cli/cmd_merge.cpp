@@ -9,10 +9,14 @@ int cmd_merge(const std::vector<std::string>& args) {
   CommonOptions common;
   std::string results;
   std::vector<std::string> inputs;
+  bool without_points = false;
   po::options_description options("bnnbench merge options");
   options.add_options()
       ("results", po::value(&results), "results directory to merge into (created if needed)")
-      ("inputs", po::value(&inputs)->composing(), "results directories to merge from");
+      ("inputs", po::value(&inputs)->composing(), "results directories to merge from")
+      ("without-points", po::bool_switch(&without_points),
+       "copy jobs, per-split metrics and runs only, not the per-test-point predictions and grids: "
+       "a store small enough to commit, from which tables without pooled metrics can be rebuilt");
   common.add_to(options);
   po::positional_options_description positional;
   positional.add("inputs", -1);
@@ -20,7 +24,8 @@ int cmd_merge(const std::vector<std::string>& args) {
   if (common.help) {
     print_help("usage: bnnbench merge --results OUT IN [IN...]\n\n"
                "Copies every job of the input stores into OUT (e.g. after `run --shard K/N` on several\n"
-               "machines). Finished jobs in OUT are kept; failed ones are replaced by finished ones.",
+               "machines). Finished jobs in OUT are kept; failed ones are replaced by finished ones.\n"
+               "Example: bnnbench merge --without-points --results results/pbp-table1/summary /tmp/run",
                options);
     return 0;
   }
@@ -28,7 +33,7 @@ int cmd_merge(const std::vector<std::string>& args) {
   if (inputs.empty()) throw po::error("missing input results directories");
   exp::ResultsStore store(results);
   for (const auto& in : inputs) {
-    const long copied = store.merge_from(in);
+    const long copied = store.merge_from(in, !without_points);
     std::cerr << "merged " << copied << " job(s) from " << in << "\n";
   }
   return 0;

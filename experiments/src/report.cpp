@@ -30,16 +30,18 @@ const Cell& ReportData::cell(const std::string& dataset, const std::string& labe
 std::map<std::string, Summary> aggregate_metrics(const std::vector<const JobRecord*>& jobs) {
   std::map<std::string, std::vector<double>> per_split;
   std::vector<double> lpd, se;
+  bool every_job_has_points = true;  // not so after `merge --without-points`: then nothing is pooled
   for (const JobRecord* job : jobs) {
     const Evaluation* e = last_evaluation(*job);
     if (!e) continue;
     for (const auto& [name, value] : e->metrics) per_split[name].push_back(value);
+    if (e->points.log_density.empty()) every_job_has_points = false;
     lpd.insert(lpd.end(), e->points.log_density.begin(), e->points.log_density.end());
     se.insert(se.end(), e->points.squared_error.begin(), e->points.squared_error.end());
   }
   std::map<std::string, Summary> out;
   for (const auto& [name, values] : per_split) out[name] = mean_and_se(values);
-  if (!lpd.empty()) {
+  if (!lpd.empty() && every_job_has_points) {
     // Pooled over all test points of all splits (EP-NN Table 1); the mean's standard error
     // is that of the per-split means.
     const Summary lpd_split = out.count("lpd_mean") ? out["lpd_mean"] : Summary{kNaN, kNaN};

@@ -385,7 +385,7 @@ std::vector<RunRecord> ResultsStore::runs(const std::string& experiment) {
   return out;
 }
 
-long ResultsStore::merge_from(const std::string& other_results_dir) {
+long ResultsStore::merge_from(const std::string& other_results_dir, bool with_points) {
   const std::string other = (fs::path(other_results_dir) / "bnnbench.sqlite").string();
   if (!fs::exists(other)) throw std::runtime_error("no results store in " + other_results_dir);
   if (fs::equivalent(other, path_)) throw std::runtime_error("cannot merge a store into itself: " + other);
@@ -410,8 +410,10 @@ long ResultsStore::merge_from(const std::string& other_results_dir) {
     exec("DELETE FROM main.jobs WHERE status != 'ok' AND " + better);
     const std::string new_jobs = std::string("(") + kKeyColumns + ") NOT IN (SELECT " + kKeyColumns + " FROM main.jobs)";
     exec("INSERT INTO main.metrics SELECT * FROM other.metrics WHERE " + new_jobs);
-    exec("INSERT INTO main.points SELECT * FROM other.points WHERE " + new_jobs);
-    exec("INSERT INTO main.grid SELECT * FROM other.grid WHERE " + new_jobs);
+    if (with_points) {
+      exec("INSERT INTO main.points SELECT * FROM other.points WHERE " + new_jobs);
+      exec("INSERT INTO main.grid SELECT * FROM other.grid WHERE " + new_jobs);
+    }
     exec("INSERT INTO main.jobs SELECT * FROM other.jobs WHERE " + new_jobs);
     copied = sqlite3_changes(db_);
     exec("INSERT INTO main.runs (experiment, command, threads, shard, host, machine, code_version, "

@@ -101,8 +101,10 @@ class ResultsStore {
   void end_run(const RunRecord& run);
   std::vector<RunRecord> runs(const std::string& experiment);
   // Copies every job and run of another store into this one; finished jobs here are kept,
-  // failed ones are replaced by finished ones from `other`. Returns jobs copied.
-  long merge_from(const std::string& other_results_dir);
+  // failed ones are replaced by finished ones from `other`. Returns jobs copied. Without
+  // points, the per-test-point predictions and grids stay behind: a small store that still
+  // gives every per-split metric (and reports of tables that pool no test points).
+  long merge_from(const std::string& other_results_dir, bool with_points = true);
 
  private:
   void exec(const std::string& sql);

@@ -15,6 +15,11 @@ cmp -s merged.csv all.csv || { diff merged.csv all.csv | head; fail "merged shar
 "$BNNBENCH" report quickstart --results "$work/merged" | grep -q '^| epnn-case2 |' || fail "report of merged store lacks rows"
 # Merging again copies nothing new.
 "$BNNBENCH" merge --results "$work/merged" "$work/s1" 2>&1 | grep -q 'merged 0 job' || fail "re-merge copied jobs twice"
+# --without-points: the same per-split metrics, no per-point rows, a smaller file.
+"$BNNBENCH" merge --without-points --results "$work/slim" "$work/all" 2>/dev/null
+splits_without_time quickstart --results "$work/slim" > slim.csv
+cmp -s slim.csv all.csv || { diff slim.csv all.csv | head; fail "a store merged without points lost metrics"; }
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); sys.exit(c.execute("SELECT COUNT(*) FROM points").fetchone()[0] != 0)' "$work/slim/bnnbench.sqlite" || fail "merge --without-points copied points"
 # A store written before the grid table existed still merges.
 cp -r "$work/s1" "$work/old"
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("DROP TABLE grid"); c.commit()' "$work/old/bnnbench.sqlite"
