@@ -25,7 +25,7 @@ int cmd_merge(const std::vector<std::string>& args) {
     print_help("usage: bnnbench merge --results OUT IN [IN...]\n\n"
                "Copies every job of the input stores into OUT (e.g. after `run --shard K/N` on several\n"
                "machines). Finished jobs in OUT are kept; failed ones are replaced by finished ones.\n"
-               "Example: bnnbench merge --without-points --results results/pbp-table1/summary /tmp/run",
+               "Example: bnnbench merge --without-points --results results/pbp-table1/parts/NAME /tmp/run",
                options);
     return 0;
   }
