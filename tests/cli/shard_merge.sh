@@ -15,7 +15,7 @@ cmp -s merged.csv all.csv || { diff merged.csv all.csv | head; fail "merged shar
 "$BNNBENCH" report quickstart --results "$work/merged" | grep -q '^| epnn-case2 |' || fail "report of merged store lacks rows"
 # Merging again copies nothing new.
 "$BNNBENCH" merge --results "$work/merged" "$work/s1" 2>&1 | grep -q 'merged 0 job' || fail "re-merge copied jobs twice"
-# --without-points: the same per-split metrics, no per-point rows, a smaller file.
+# --without-points: the same per-split metrics, no per-point rows.
 "$BNNBENCH" merge --without-points --results "$work/slim" "$work/all" 2>/dev/null
 splits_without_time quickstart --results "$work/slim" > slim.csv
 cmp -s slim.csv all.csv || { diff slim.csv all.csv | head; fail "a store merged without points lost metrics"; }
