@@ -86,6 +86,29 @@ TEST_CASE("Bayesian optimization survives failing evaluations", "[bp]") {
   CHECK(result.best_value < 0.02);
 }
 
+TEST_CASE("ranked evaluations: finite values, best first, at most count", "[bp]") {
+  tuning::BayesOptResult result;
+  result.values = {0.5, std::numeric_limits<double>::infinity(), 0.2, std::nan(""), 0.9, 0.2};
+  CHECK(tuning::ranked_evaluations(result, 10) == std::vector<std::size_t>{2, 5, 0, 4});
+  CHECK(tuning::ranked_evaluations(result, 2) == std::vector<std::size_t>{2, 5});
+  result.values = {std::numeric_limits<double>::infinity()};
+  CHECK(tuning::ranked_evaluations(result, 3).empty());
+}
+
+TEST_CASE("BP reports a diverged fit as a status", "[bp]") {
+  Rng data_rng(8);
+  RegressionData data{Eigen::MatrixXd(50, 1), Eigen::VectorXd(50)};
+  for (Eigen::Index i = 0; i < 50; ++i) {
+    data.X(i, 0) = standard_normal(data_rng);
+    data.y[i] = 3.0 * data.X(i, 0);
+  }
+  Rng rng(9);
+  const auto model = find_method("bp").fit(
+      data, {{"tune", "false"}, {"learning_rate", "1e6"}, {"momentum", "0.9"}, {"epochs", "5"}}, rng);
+  CHECK(model->report().status == FitStatus::numerical_error);
+  CHECK_THAT(model->report().message, Catch::Contains("SGD diverged with learning rate 1e+06"));
+}
+
 TEST_CASE("BP fits a noisy sine, and its options are validated", "[bp]") {
   Rng data_rng(4);
   RegressionData data{Eigen::MatrixXd(300, 1), Eigen::VectorXd(300)};

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -126,6 +127,17 @@ TEST_CASE("split metrics of a Gaussian predictive", "[metrics]") {
   CHECK(scores.covered95[0] == 1.0);  // |z| = 1
   CHECK(scores.covered95[1] == 1.0);  // |z| = 1
   CHECK(m.at("coverage95") == 1.0);
+}
+
+TEST_CASE("scores of a diverged fit are NaN, not an exception", "[metrics]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const GaussianPredictive p(Eigen::Vector2d(-inf, 0.0), Eigen::Vector2d(1.0, 1.0));
+  const PointScores scores = score_points(p, Eigen::Vector2d(0.0, 0.5));
+  CHECK(std::isnan(scores.log_density[0]));
+  CHECK(std::isnan(scores.crps[0]));
+  CHECK(std::isnan(scores.covered95[0]));
+  CHECK(scores.log_density[1] == Approx(-0.5 * std::log(2 * M_PI) - 0.125));
+  CHECK(scores.covered95[1] == 1.0);
 }
 
 TEST_CASE("95% coverage of a calibrated predictive is near 0.95", "[metrics]") {

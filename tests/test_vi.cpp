@@ -1,5 +1,6 @@
-// VI: the per-point bound gradient against finite differences for both estimators (the same
-// random draws on both sides), the KL term, and a fit on a simple problem.
+// VI: the per-point bound gradient against finite differences for the unbiased estimators (the
+// same random draws on both sides), Graves's squared-gradient variance update, the KL term, and
+// fits on a simple problem.
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -64,6 +65,32 @@ TEST_CASE("VI bound gradients match finite differences with fixed draws", "[vi]"
   }
 }
 
+TEST_CASE("VI Graves estimator: exact mean gradient, squared gradients for the variances", "[vi]") {
+  Rng rng(4);
+  const vi::Posterior q = random_posterior(rng);
+  Eigen::VectorXd x(2);
+  x << -0.3, 0.9;
+  const double y = -0.4, n = 30.0;
+  vi::Options weights, graves;
+  weights.estimator = "weights";
+  graves.estimator = "graves";
+  vi::BoundGradient g_weights, g_graves;
+  Rng draws_a(7), draws_b(7);  // the same weight draw for both
+  vi::point_loss(q, x, y, n, weights, draws_a, g_weights);
+  vi::point_loss(q, x, y, n, graves, draws_b, g_graves);
+  for (std::size_t l = 0; l < q.mean.size(); ++l)
+    for (Eigen::Index k = 0; k < q.mean[l].size(); ++k) {
+      INFO("layer " << l << " weight " << k);
+      const double mu = q.mean[l].data()[k], sd = std::exp(q.rho[l].data()[k]);
+      CHECK(g_graves.d_mean[l].data()[k] == Approx(g_weights.d_mean[l].data()[k]).epsilon(1e-12));
+      // dL/dw of the data term at the draw: the mean gradient less the KL's mu / (v n)
+      const double data_gradient = g_graves.d_mean[l].data()[k] - mu / (graves.prior_variance * n);
+      // d/d log sd = sd * d/d sd = sd * (sd g^2 + (-1/sd + sd/v) / n)
+      const double expected = sd * (sd * data_gradient * data_gradient + (-1.0 / sd + sd / graves.prior_variance) / n);
+      CHECK(g_graves.d_rho[l].data()[k] == Approx(expected).epsilon(1e-10).margin(1e-14));
+    }
+}
+
 TEST_CASE("VI KL term equals the closed form", "[vi]") {
   vi::Posterior q;
   q.mean = {RowMatrix::Constant(1, 2, 0.5)};
@@ -87,6 +114,15 @@ TEST_CASE("VI fits a noisy sine, and its options are validated", "[vi]") {
   double sse = 0.0;
   for (Eigen::Index i = 0; i < 200; ++i) sse += std::pow(p->mean(i) - std::sin(data.X(i, 0)), 2);
   CHECK(std::sqrt(sse / 200) < 0.2);
+  Rng graves_rng(3);
+  const auto graves = find_method("vi").fit(data,
+                                            {{"tune", "false"}, {"learning_rate", "0.003"}, {"momentum", "0.5"},
+                                             {"hidden_layers", "20"}, {"estimator", "graves"}},
+                                            graves_rng);
+  const auto pg = graves->predict(data.X);
+  double sse_graves = 0.0;
+  for (Eigen::Index i = 0; i < 200; ++i) sse_graves += std::pow(pg->mean(i) - std::sin(data.X(i, 0)), 2);
+  CHECK(std::sqrt(sse_graves / 200) < 0.2);
   CHECK_THROWS_WITH(find_method("vi").fit(data, {{"estimator", "magic"}}, rng), Catch::Contains("vi: estimator is 'magic'"));
   CHECK_THROWS_WITH(find_method("vi").fit(data, {{"predictive_samples", "1"}}, rng), Catch::Contains("vi: predictive_samples is 1"));
 }

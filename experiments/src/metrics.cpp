@@ -21,6 +21,10 @@ PointScores score_points(const Predictive& predictive, const Eigen::VectorXd& y)
     const double m = predictive.mean(i);
     s.mean[k] = m;
     s.variance[k] = predictive.variance(i);
+    if (!std::isfinite(m) || !std::isfinite(s.variance[k])) {  // a diverged fit: the runner reports it
+      s.log_density[k] = s.squared_error[k] = s.crps[k] = s.covered95[k] = std::numeric_limits<double>::quiet_NaN();
+      continue;
+    }
     s.log_density[k] = predictive.log_density(i, y[i]);
     s.squared_error[k] = (y[i] - m) * (y[i] - m);
     s.crps[k] = predictive.crps(i, y[i]);

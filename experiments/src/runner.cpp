@@ -120,7 +120,7 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
     if (non_finite > 0) {
       rec.status = "failed";
       rec.error = "non-finite predictions at " + std::to_string(non_finite) + " points (fit status " +
-                  rec.fit_status + ")";
+                  rec.fit_status + (rec.fit_message.empty() ? "" : ": " + rec.fit_message) + ")";
     } else {
       rec.status = "ok";
     }

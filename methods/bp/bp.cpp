@@ -10,6 +10,7 @@
 namespace bnn::bp {
 namespace {
 constexpr const char* kName = "bp";
+constexpr std::size_t kRefitAttempts = 5;
 
 double mean_squared_error(const ReluNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
   ReluCache cache;
@@ -59,6 +60,8 @@ bool train(ReluNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
       }
     }
   }
+  for (const auto& W : net.weights)
+    if (!W.allFinite()) return false;  // the last updates can overflow after a finite output
   return true;
 }
 
@@ -79,6 +82,11 @@ Model fit(const RegressionData& data, const Options& options, Rng& rng) {
   FitReport report;
   Hyperparameters chosen{options.learning_rate, options.momentum, options.weight_decay};
   double noise_variance = std::numeric_limits<double>::quiet_NaN();
+  struct Candidate {
+    Hyperparameters hyperparameters;
+    double validation_rmse;
+  };
+  std::vector<Candidate> candidates;  // best validation RMSE first
   if (options.tune) {
     // Validation split of the training data only: nothing from the test part is seen.
     const tuning::ValidationSplit split = tuning::split_validation(data, options.validation_fraction, rng, kName);
@@ -98,12 +106,27 @@ Model fit(const RegressionData& data, const Options& options, Rng& rng) {
       report.status = FitStatus::numerical_error;
       report.message = "every tuning run diverged";
     }
-    chosen = from_unit_cube(result.best_x);
-    noise_variance = result.best_value * result.best_value;
-    report.diagnostics.emplace_back("validation_rmse", result.best_value);
+    for (std::size_t i : tuning::ranked_evaluations(result, kRefitAttempts))
+      candidates.push_back({from_unit_cube(result.xs[i]), result.values[i]});
+    if (candidates.empty()) candidates.push_back({from_unit_cube(result.best_x), result.best_value});
+    report.diagnostics.emplace_back("validation_rmse", candidates.front().validation_rmse);
+  } else {
+    candidates.push_back({chosen, std::numeric_limits<double>::quiet_NaN()});
   }
-  ReluNetwork net = ReluNetwork::random(data.X.cols(), options.hidden_layers, 1.0, rng);
-  if (!train(net, data.X, data.y, options.epochs, chosen, rng)) {
+  // The refit on the whole training part can diverge where the validation run did not (more
+  // data, another start): then the next-best configuration of the search is refit.
+  ReluNetwork net;
+  bool diverged = true;
+  for (std::size_t c = 0; c < candidates.size() && diverged; ++c) {
+    chosen = candidates[c].hyperparameters;
+    noise_variance = candidates[c].validation_rmse * candidates[c].validation_rmse;
+    net = ReluNetwork::random(data.X.cols(), options.hidden_layers, 1.0, rng);
+    diverged = !train(net, data.X, data.y, options.epochs, chosen, rng);
+    if (diverged && c + 1 < candidates.size())
+      report.warnings.push_back("the refit diverged with learning rate " + option_detail::format_double(chosen.learning_rate) +
+                                "; refitting with the validation search's next-best configuration");
+  }
+  if (diverged) {
     report.status = FitStatus::numerical_error;
     report.message = "SGD diverged with learning rate " + option_detail::format_double(chosen.learning_rate);
   }

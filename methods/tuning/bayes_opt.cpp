@@ -118,6 +118,16 @@ double expected_improvement(double best, double mean, double sd) {
   return (best - mean) * normal_cdf(z) + sd * normal_pdf(z);
 }
 
+std::vector<std::size_t> ranked_evaluations(const BayesOptResult& result, std::size_t count) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < result.values.size(); ++i)
+    if (std::isfinite(result.values[i])) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return result.values[a] < result.values[b]; });
+  if (order.size() > count) order.resize(count);
+  return order;
+}
+
 BayesOptResult minimize(const std::function<double(const Eigen::VectorXd&)>& objective, int dimension,
                         const BayesOptOptions& options, Rng& rng) {
   BayesOptResult result;

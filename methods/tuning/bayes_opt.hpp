@@ -24,6 +24,10 @@ struct BayesOptResult {
   std::vector<double> values;  // as returned (non-finite values mean "failed")
 };
 
+// Indices of the evaluations with a finite value, best (smallest) first, at most `count`:
+// the fallbacks when a refit with the best configuration diverges.
+std::vector<std::size_t> ranked_evaluations(const BayesOptResult& result, std::size_t count);
+
 // Minimizes `objective` over [0, 1]^dimension. Non-finite objective values count as worse
 // than every finite one. Deterministic given the RNG.
 BayesOptResult minimize(const std::function<double(const Eigen::VectorXd&)>& objective, int dimension,

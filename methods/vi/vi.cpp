@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <tuple>
+#include <utility>
 
 #include "methods/core/options.hpp"
 #include "methods/tuning/bayes_opt.hpp"
@@ -12,6 +14,7 @@ namespace bnn::vi {
 namespace {
 
 constexpr const char* kName = "vi";
+constexpr std::size_t kRefitAttempts = 5;
 
 
 // Adds the KL gradient (divided by n) with respect to mean and sd; d_sd is turned into d_rho
@@ -46,8 +49,8 @@ double kl_divergence(const Posterior& q, double prior_variance) {
 void Options::validate() const {
   require_hidden_layers(kName, hidden_layers);
   require_at_least(kName, "epochs", epochs, 1);
-  if (estimator != "local" && estimator != "weights")
-    throw std::invalid_argument("vi: estimator is '" + estimator + "', but must be local or weights");
+  if (estimator != "local" && estimator != "weights" && estimator != "graves")
+    throw std::invalid_argument("vi: estimator is '" + estimator + "', but must be local, weights or graves");
   if (predictive != "gaussian" && predictive != "mixture")
     throw std::invalid_argument("vi: predictive is '" + predictive + "', but must be gaussian or mixture");
   require_at_least(kName, "tuning_evaluations", tuning_evaluations, 1);
@@ -74,8 +77,8 @@ double point_loss(const Posterior& q, const Eigen::Ref<const Eigen::VectorXd>& x
   const double noise = std::exp(q.log_noise_variance);
   double output = 0.0;
   double d_output = 0.0;
-  if (options.estimator == "weights") {
-    // Graves (2011): one draw of every weight, w = mu + sd eps.
+  if (options.estimator == "weights" || options.estimator == "graves") {
+    // One draw of every weight, w = mu + sd eps (Graves 2011).
     std::vector<RowMatrix> eps(L), w(L);
     for (std::size_t l = 0; l < L; ++l) {
       eps[l].resize(q.mean[l].rows(), q.mean[l].cols());
@@ -90,7 +93,12 @@ double point_loss(const Posterior& q, const Eigen::Ref<const Eigen::VectorXd>& x
     relu_backward(w, cache, d_output, g_w);
     for (std::size_t l = 0; l < L; ++l) {
       g.d_mean[l] += g_w[l];
-      d_sd[l].array() += g_w[l].array() * eps[l].array();
+      if (options.estimator == "graves")
+        // Graves (2011), sec. 5: d E[L]/d sd^2 ~ 1/2 (dL/dw)^2 (diagonal Fisher in place of the
+        // Hessian), so d/d sd = sd (dL/dw)^2.
+        d_sd[l].array() += q.rho[l].array().exp() * g_w[l].array().square();
+      else
+        d_sd[l].array() += g_w[l].array() * eps[l].array();
     }
   } else {
     // Local reparameterization: a_i = mu_a,i + sqrt(var_a,i) eps_i given the layer input z,
@@ -170,7 +178,9 @@ bool train(Posterior& q, const Eigen::MatrixXd& X, const Eigen::VectorXd& y, con
       v_noise = momentum * v_noise - learning_rate * g.d_log_noise;
       q.log_noise_variance += v_noise;
     }
-  return true;
+  for (std::size_t l = 0; l < L; ++l)
+    if (!q.mean[l].allFinite() || !q.rho[l].allFinite()) return false;  // the last updates can overflow
+  return std::isfinite(q.log_noise_variance);
 }
 
 namespace {
@@ -225,6 +235,7 @@ Model fit(const RegressionData& data, const Options& options, Rng& rng) {
   check_training_data(data, kName);
   FitReport report;
   double learning_rate = options.learning_rate, momentum = options.momentum;
+  std::vector<std::pair<double, double>> candidates;  // (learning rate, momentum), best first
   if (options.tune) {
     // Tuned on a validation part of the training data only; the objective is the validation
     // negative mean log predictive density.
@@ -244,16 +255,31 @@ Model fit(const RegressionData& data, const Options& options, Rng& rng) {
     tuning::BayesOptOptions bo;
     bo.evaluations = options.tuning_evaluations;
     const tuning::BayesOptResult result = tuning::minimize(objective, 2, bo, rng);
-    learning_rate = std::pow(10.0, -5.0 + 4.0 * result.best_x[0]);
-    momentum = 0.99 * result.best_x[1];
+    for (std::size_t i : tuning::ranked_evaluations(result, kRefitAttempts))
+      candidates.push_back({std::pow(10.0, -5.0 + 4.0 * result.xs[i][0]), 0.99 * result.xs[i][1]});
+    if (candidates.empty())
+      candidates.push_back({std::pow(10.0, -5.0 + 4.0 * result.best_x[0]), 0.99 * result.best_x[1]});
     report.diagnostics.emplace_back("validation_nll", result.best_value);
     if (!std::isfinite(result.best_value)) {
       report.status = FitStatus::numerical_error;
       report.message = "every tuning run diverged";
     }
+  } else {
+    candidates.push_back({learning_rate, momentum});
   }
-  Posterior q = initial_posterior(data.X.cols(), options, rng);
-  if (!train(q, data.X, data.y, options, learning_rate, momentum, rng)) {
+  // The refit on the whole training part can diverge where the validation run did not: then
+  // the next-best configuration of the search is refit.
+  Posterior q;
+  bool diverged = true;
+  for (std::size_t c = 0; c < candidates.size() && diverged; ++c) {
+    std::tie(learning_rate, momentum) = candidates[c];
+    q = initial_posterior(data.X.cols(), options, rng);
+    diverged = !train(q, data.X, data.y, options, learning_rate, momentum, rng);
+    if (diverged && c + 1 < candidates.size())
+      report.warnings.push_back("the refit diverged with learning rate " + option_detail::format_double(learning_rate) +
+                                "; refitting with the validation search's next-best configuration");
+  }
+  if (diverged) {
     report.status = FitStatus::numerical_error;
     report.message = "the bound diverged with learning rate " + option_detail::format_double(learning_rate);
   }

@@ -6,10 +6,13 @@
 // time (its KL term divided by n) and minimized by SGD with momentum. Learning rate and
 // momentum are chosen by Bayesian optimization on a validation part of the training data.
 //
-// Estimators of the bound's gradient: "weights" samples every weight (Graves 2011);
-// "local" samples each unit's pre-activation from its Gaussian given the layer input (the
-// local reparameterization of Kingma, Salimans & Welling 2015): the same bound, a lower
-// variance, and one draw per unit instead of one per weight. The predictive is a Gaussian
+// Estimators of the bound's gradient: "weights" samples every weight and differentiates
+// through the draw (unbiased); "graves" samples every weight too but, as Graves (2011, sec. 5)
+// does, takes the variances' gradient from the squared per-point gradients (the diagonal
+// Fisher in place of the Hessian: biased, and the "second approximation" the PBP paper blames
+// for VI's poor results); "local" samples each unit's pre-activation from its Gaussian given
+// the layer input (the local reparameterization of Kingma, Salimans & Welling 2015): the same
+// bound as "weights", a lower variance, and one draw per unit instead of one per weight. The predictive is a Gaussian
 // moment-matched to Monte Carlo draws of the network output (as the PBP paper reports it),
 // or the Gaussian mixture over the draws.
 #include <string>
@@ -40,7 +43,7 @@ struct Options {
   void visit(Visitor&& v) {
     v("hidden_layers", hidden_layers, "units per hidden layer, e.g. 50 or 50,50");
     v("epochs", epochs, "passes over the training data");
-    v("estimator", estimator, "gradient estimator: local (reparameterized pre-activations) or weights (Graves)");
+    v("estimator", estimator, "gradient estimator: local (reparameterized pre-activations), weights (reparameterized weights) or graves (Graves 2011: squared gradients for the variances)");
     v("tune", tune, "choose learning rate and momentum by Bayesian optimization");
     v("tuning_evaluations", tuning_evaluations, "Bayesian-optimization evaluations");
     v("validation_fraction", validation_fraction, "part of the training data held out for tuning");
