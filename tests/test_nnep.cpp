@@ -188,6 +188,16 @@ TEST_CASE("nn-ep-ard on case 2: the irrelevant input is pruned, linear scales gr
   for (int k = 0; k < o.hidden_units; ++k)
     CHECK(std::abs(q.input_mean[k][0]) < 1.96 * std::sqrt(q.input_covariance[k](0, 0)));
   CHECK(model.report().status != FitStatus::numerical_error);
+  // the LOO history: one entry per 25 sweeps, finite
+  int history = 0;
+  for (const auto& [key, value] : model.report().diagnostics)
+    if (key.starts_with("log_z_loo_sweep_")) {
+      ++history;
+      CHECK(key == "log_z_loo_sweep_" + std::to_string(25 * history));
+      CHECK(std::isfinite(value));
+    }
+  CHECK(history == model.report().iterations / 25);
+  CHECK(history >= 1);
 }
 
 TEST_CASE("nn-ep registry entries: defaults, validation and determinism", "[nnep]") {

@@ -357,6 +357,9 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
                         {"noise_sd", std::exp(0.5 * posterior.theta_mean)},
                         {"skipped_sites", static_cast<double>(skipped)},
                         {"sweeps", static_cast<double>(report.iterations)}};
+  // The history of the LOO density (section 3.5.2), every 25th sweep: is it still climbing?
+  for (std::size_t sweep = 25; sweep <= loo_trace.size(); sweep += 25)
+    report.diagnostics.emplace_back("log_z_loo_sweep_" + std::to_string(sweep), loo_trace[sweep - 1]);
   return Model(std::move(posterior), std::move(report));
 }
 

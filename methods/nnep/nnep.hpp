@@ -23,7 +23,7 @@
 // Report: iterations, log_z_loo (sum_i log Z_i, the approximate LOO density of section 3.5.2)
 // per the last sweep, log_z_ep (Appendix I), the largest tilted-vs-marginal differences of the
 // h means and variances in the last sweep, noise_sd = exp(E theta / 2), skipped (improper
-// cavities or tilted moments), and the history of log_z_loo in `trace`.
+// cavities or tilted moments), and log_z_loo after every 25th sweep (log_z_loo_sweep_N).
 #include <Eigen/Core>
 #include <string>
 #include <vector>
