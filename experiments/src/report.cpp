@@ -36,6 +36,7 @@ std::map<std::string, Summary> aggregate_metrics(const std::vector<const JobReco
     if (!e) continue;
     for (const auto& [name, value] : e->metrics) per_split[name].push_back(value);
     if (e->points.log_density.empty()) every_job_has_points = false;
+    if (!every_job_has_points) continue;
     lpd.insert(lpd.end(), e->points.log_density.begin(), e->points.log_density.end());
     se.insert(se.end(), e->points.squared_error.begin(), e->points.squared_error.end());
   }
@@ -73,6 +74,7 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
   });
   const std::vector<JobRecord> jobs = store.jobs(spec.name, need_points);
   std::set<std::string> stale;
+  std::set<std::string> unpooled;  // some job without per-point predictions (merge --without-points)
   std::map<std::pair<std::string, std::string>, std::vector<int>> warned;  // (dataset/label, text) -> splits
 
   for (const auto& dc : spec.datasets) {
@@ -108,6 +110,8 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
         }
       }
       by_method[m.label] = aggregate_metrics(ok);
+      if (need_points && !ok.empty() && !by_method[m.label].contains("lpd_std"))
+        unpooled.insert(ds.name + "/" + m.label);
       for (const auto& metric : r.metrics) {
         Cell c;
         c.n_splits = static_cast<int>(ok.size());
@@ -149,6 +153,9 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
     r.warnings.push_back(key.first + ": " + key.second + " (" + std::to_string(splits.size()) +
                          (splits.size() == 1 ? " split: " : " splits: ") + list + ")");
   }
+  for (const auto& s : unpooled)
+    r.notes.push_back(s + ": some jobs have no per-point predictions (a store merged with --without-points), so LPD and SE "
+                          "means are means of per-split means and their std and percentiles are not shown");
   for (const auto& s : stale)
     r.notes.push_back(s + ": the store also holds results made with other options or seed (not shown; pass the run's --set to report them)");
   for (const auto& m : spec.methods)

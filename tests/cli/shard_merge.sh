@@ -20,6 +20,14 @@ cmp -s merged.csv all.csv || { diff merged.csv all.csv | head; fail "merged shar
 splits_without_time quickstart --results "$work/slim" > slim.csv
 cmp -s slim.csv all.csv || { diff slim.csv all.csv | head; fail "a store merged without points lost metrics"; }
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); sys.exit(c.execute("SELECT COUNT(*) FROM points").fetchone()[0] != 0)' "$work/slim/bnnbench.sqlite" || fail "merge --without-points copied points"
+# A report that pools test points says when a slim store makes it fall back to per-split means.
+sed -e 's/^name = "quickstart"/name = "pooled"/' -e 's/^metrics = .*/metrics = ["lpd_mean", "se_mean", "se_p99"]/' \
+  "$BNNBENCH_HOME_DIR/experiments/quickstart.toml" > pooled.toml
+"$BNNBENCH" run pooled.toml -q --no-report --results "$work/pooled" --datasets epnn-case1
+"$BNNBENCH" report pooled.toml --results "$work/pooled" | grep -q 'no per-point predictions' && fail "a full store reported as unpooled"
+"$BNNBENCH" merge --without-points --results "$work/pooled-slim" "$work/pooled" 2>/dev/null
+"$BNNBENCH" report pooled.toml --results "$work/pooled-slim" | grep -q 'epnn-case1/linear: some jobs have no per-point predictions' ||
+  fail "the report of a slim store does not say its means are per split"
 # A store written before the grid table existed still merges.
 cp -r "$work/s1" "$work/old"
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("DROP TABLE grid"); c.commit()' "$work/old/bnnbench.sqlite"
