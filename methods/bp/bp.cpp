@@ -109,17 +109,18 @@ Model fit(const RegressionData& data, const Options& options, Rng& rng) {
     for (std::size_t i : tuning::ranked_evaluations(result, kRefitAttempts))
       candidates.push_back({from_unit_cube(result.xs[i]), result.values[i]});
     if (candidates.empty()) candidates.push_back({from_unit_cube(result.best_x), result.best_value});
-    report.diagnostics.emplace_back("validation_rmse", candidates.front().validation_rmse);
   } else {
     candidates.push_back({chosen, std::numeric_limits<double>::quiet_NaN()});
   }
   // The refit on the whole training part can diverge where the validation run did not (more
   // data, another start): then the next-best configuration of the search is refit.
   ReluNetwork net;
+  double validation_rmse = std::numeric_limits<double>::quiet_NaN();
   bool diverged = true;
   for (std::size_t c = 0; c < candidates.size() && diverged; ++c) {
     chosen = candidates[c].hyperparameters;
-    noise_variance = candidates[c].validation_rmse * candidates[c].validation_rmse;
+    validation_rmse = candidates[c].validation_rmse;
+    noise_variance = validation_rmse * validation_rmse;
     net = ReluNetwork::random(data.X.cols(), options.hidden_layers, 1.0, rng);
     diverged = !train(net, data.X, data.y, options.epochs, chosen, rng);
     if (diverged && c + 1 < candidates.size())
@@ -133,6 +134,7 @@ Model fit(const RegressionData& data, const Options& options, Rng& rng) {
   const double training_mse = mean_squared_error(net, data.X, data.y);
   if (!std::isfinite(noise_variance)) noise_variance = training_mse;
   report.iterations = options.epochs;
+  if (options.tune) report.diagnostics.emplace_back("validation_rmse", validation_rmse);  // of the configuration refit
   report.diagnostics.emplace_back("learning_rate", chosen.learning_rate);
   report.diagnostics.emplace_back("momentum", chosen.momentum);
   report.diagnostics.emplace_back("weight_decay", chosen.weight_decay);
