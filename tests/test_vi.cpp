@@ -123,6 +123,11 @@ TEST_CASE("VI fits a noisy sine, and its options are validated", "[vi]") {
   double sse_graves = 0.0;
   for (Eigen::Index i = 0; i < 200; ++i) sse_graves += std::pow(pg->mean(i) - std::sin(data.X(i, 0)), 2);
   CHECK(std::sqrt(sse_graves / 200) < 0.2);
+  // a diverging run is a status with the learning rate named, not a crash
+  const auto diverged = find_method("vi").fit(
+      data, {{"tune", "false"}, {"learning_rate", "1e6"}, {"momentum", "0.9"}, {"epochs", "2"}}, rng);
+  CHECK(diverged->report().status == FitStatus::numerical_error);
+  CHECK_THAT(diverged->report().message, Catch::Contains("the bound diverged with learning rate 1e+06"));
   CHECK_THROWS_WITH(find_method("vi").fit(data, {{"estimator", "magic"}}, rng), Catch::Contains("vi: estimator is 'magic'"));
   CHECK_THROWS_WITH(find_method("vi").fit(data, {{"predictive_samples", "1"}}, rng), Catch::Contains("vi: predictive_samples is 1"));
 }
