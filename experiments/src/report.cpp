@@ -96,7 +96,8 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
           std::string_view rest = j.warnings;
           while (!rest.empty()) {
             const auto cut = rest.find("; ");
-            warned[{ds.name + "/" + m.label, std::string(rest.substr(0, cut))}].push_back(j.key.split);
+            auto& splits = warned[{ds.name + "/" + m.label, std::string(rest.substr(0, cut))}];
+            if (splits.empty() || splits.back() != j.key.split) splits.push_back(j.key.split);  // a warning twice in one job counts once
             rest = cut == std::string_view::npos ? std::string_view{} : rest.substr(cut + 2);
           }
           if (row.n_train == 0) {

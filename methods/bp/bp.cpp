@@ -125,7 +125,7 @@ Model fit(const RegressionData& data, const Options& options, Rng& rng) {
     diverged = !train(net, data.X, data.y, options.epochs, chosen, rng);
     if (diverged && c + 1 < candidates.size())
       report.warnings.push_back("the refit diverged with learning rate " + option_detail::format_double(chosen.learning_rate) +
-                                "; refitting with the validation search's next-best configuration");
+                                ": refit with the validation search's next-best configuration");
   }
   if (diverged) {
     report.status = FitStatus::numerical_error;

@@ -277,7 +277,7 @@ Model fit(const RegressionData& data, const Options& options, Rng& rng) {
     diverged = !train(q, data.X, data.y, options, learning_rate, momentum, rng);
     if (diverged && c + 1 < candidates.size())
       report.warnings.push_back("the refit diverged with learning rate " + option_detail::format_double(learning_rate) +
-                                "; refitting with the validation search's next-best configuration");
+                                ": refit with the validation search's next-best configuration");
   }
   if (diverged) {
     report.status = FitStatus::numerical_error;
