@@ -16,6 +16,11 @@ namespace {
 constexpr const char* kName = "vi";
 constexpr std::size_t kRefitAttempts = 5;
 
+// The tuning box: log10 learning rate in [-5, -1], momentum in [0, 0.99].
+std::pair<double, double> from_unit_square(const Eigen::VectorXd& u) {
+  return {std::pow(10.0, -5.0 + 4.0 * u[0]), 0.99 * u[1]};
+}
+
 
 // Adds the KL gradient (divided by n) with respect to mean and sd; d_sd is turned into d_rho
 // by the caller.
@@ -244,8 +249,8 @@ Model fit(const RegressionData& data, const Options& options, Rng& rng) {
     const auto objective = [&](const Eigen::VectorXd& u) {
       Rng run(init_seed);
       Posterior q = initial_posterior(data.X.cols(), options, run);
-      const double lr = std::pow(10.0, -5.0 + 4.0 * u[0]);
-      if (!train(q, split.fit.X, split.fit.y, options, lr, 0.99 * u[1], run)) return std::numeric_limits<double>::infinity();
+      const auto [lr, mom] = from_unit_square(u);
+      if (!train(q, split.fit.X, split.fit.y, options, lr, mom, run)) return std::numeric_limits<double>::infinity();
       const auto p = predictive_from(output_draws(q, split.validation.X, 20, run), std::exp(q.log_noise_variance), options.predictive);
       double nll = 0.0;
       for (Eigen::Index i = 0; i < split.validation.X.rows(); ++i) nll -= p->log_density(i, split.validation.y[i]);
@@ -256,9 +261,8 @@ Model fit(const RegressionData& data, const Options& options, Rng& rng) {
     bo.evaluations = options.tuning_evaluations;
     const tuning::BayesOptResult result = tuning::minimize(objective, 2, bo, rng);
     for (std::size_t i : tuning::ranked_evaluations(result, kRefitAttempts))
-      candidates.push_back({std::pow(10.0, -5.0 + 4.0 * result.xs[i][0]), 0.99 * result.xs[i][1]});
-    if (candidates.empty())
-      candidates.push_back({std::pow(10.0, -5.0 + 4.0 * result.best_x[0]), 0.99 * result.best_x[1]});
+      candidates.push_back(from_unit_square(result.xs[i]));
+    if (candidates.empty()) candidates.push_back(from_unit_square(result.best_x));
     report.diagnostics.emplace_back("validation_nll", result.best_value);
     if (!std::isfinite(result.best_value)) {
       report.status = FitStatus::numerical_error;
