@@ -1,10 +1,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "common.hpp"
 #include "datasets/src/load.hpp"
+#include "experiments/src/selection.hpp"
 #include "shared.hpp"
 
 namespace bnn::cli {
@@ -71,7 +73,13 @@ int cmd_report(const std::vector<std::string>& args) {
   } else {
     exp::ResultsStore store(results, /*create=*/false);
     if (format == "splits") text = exp::render_split_csv(store.jobs(spec.name, false));
-    else if (format == "grid") text = exp::render_grid_csv(store.grids(spec.name));
+    else if (format == "grid") {
+      // Only the grids of the jobs the table would show (the spec's current configuration).
+      const std::set<exp::JobKey> current = exp::selected_job_keys(spec, registry, store.jobs(spec.name, false));
+      auto grids = store.grids(spec.name);
+      std::erase_if(grids, [&](const auto& g) { return !current.count(g.first); });
+      text = exp::render_grid_csv(grids);
+    }
     else text = render(exp::build_report(spec, registry, store, exp::load_reference(spec, registry)), format);
   }
   if (output.empty()) {

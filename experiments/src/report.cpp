@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "plan.hpp"
+#include "selection.hpp"
 
 namespace bnn::exp {
 namespace {
@@ -82,15 +83,19 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
     DatasetRow row{ds.name, 0, 0, 0, ds.paper_n, ds.paper_d};
     std::map<std::string, std::map<std::string, Summary>> by_method;
     for (const auto& m : spec.methods) {
-      const ConfigIdentity id = config_identity(spec, dc, ds, m);
+      const JobSelection selection = select_jobs(jobs, ds.name, m.label, config_identity(spec, dc, ds, m));
+      if (selection.other_configurations) stale.insert(ds.name + "/" + m.label);
+      if (selection.older > 0) {
+        std::string names;
+        for (const auto& o : selection.missing_options) names += (names.empty() ? "" : ", ") + o;
+        r.notes.push_back(ds.name + "/" + m.label + ": " + std::to_string(selection.older) + " of " +
+                          std::to_string(selection.jobs.size()) + " jobs were run before the option(s) " + names +
+                          " existed; they are shown since those options are at their defaults");
+      }
       std::vector<const JobRecord*> ok;
       int failed = 0;
-      for (const auto& j : jobs) {
-        if (j.key.dataset != ds.name || j.key.method_label != m.label) continue;
-        if (j.key.config_hash != id.hash) {
-          stale.insert(ds.name + "/" + m.label);
-          continue;
-        }
+      for (const JobRecord* jp : selection.jobs) {
+        const JobRecord& j = *jp;
         if (j.status == "ok") {
           ok.push_back(&j);
           std::string_view rest = j.warnings;

@@ -11,6 +11,7 @@
 #include "datasets/src/normalize.hpp"
 #include "methods/registry.hpp"
 #include "progress.hpp"
+#include "selection.hpp"
 
 namespace bnn::exp {
 namespace {
@@ -143,7 +144,7 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   const auto finished = store.finished_jobs(spec.name);
   std::vector<const Job*> pending;
   for (const auto& job : share) {
-    if (finished.count(job.key)) ++summary.already_done;
+    if (is_finished(job, finished)) ++summary.already_done;
     else pending.push_back(&job);
   }
 

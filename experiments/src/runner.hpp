@@ -20,7 +20,7 @@ struct RunOptions {
 
 struct RunSummary {
   long planned = 0;        // jobs in this shard
-  long already_done = 0;   // skipped: finished in an earlier run
+  long already_done = 0;   // skipped: finished in an earlier run (see selection.hpp)
   long ran = 0;
   long failed = 0;
   std::vector<std::string> store_errors;

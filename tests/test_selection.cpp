@@ -1,0 +1,150 @@
+// Which stored jobs stand for the current configuration: a job recorded before an option
+// existed is reused (by the report and by a resumed run) while that option is at its default.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "datasets/src/registry.hpp"
+#include "experiments/src/plan.hpp"
+#include "experiments/src/report.hpp"
+#include "experiments/src/runner.hpp"
+#include "experiments/src/selection.hpp"
+#include "experiments/src/spec.hpp"
+#include "experiments/src/store.hpp"
+
+namespace fs = std::filesystem;
+using namespace bnn;
+using namespace bnn::exp;
+
+namespace {
+
+std::string scratch(const std::string& name) {
+  const fs::path dir = fs::path(BNNBENCH_TEST_SCRATCH) / "selection" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+// `text` without its "name=value" option (as a version before that option existed wrote it).
+std::string without_option(std::string text, const std::string& name, const std::string& value) {
+  const std::string item = name + "=" + value;
+  const auto at = text.find(item);
+  REQUIRE(at != std::string::npos);
+  const bool last = text.compare(at + item.size(), 1, "|") == 0;
+  // Drop the item with the ';' that joins it to its neighbour.
+  if (last) text.erase(at - 1, item.size() + 1);
+  else text.erase(at, item.size() + 1);
+  return text;
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+struct Quickstart {
+  data::DatasetRegistry registry =
+      data::DatasetRegistry::load({std::string(BNNBENCH_SOURCE_DIR) + "/datasets/registry.toml"});
+  ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
+  Quickstart() {
+    spec.datasets.resize(1);  // pbp-cubic, 5 folds
+    spec.methods.resize(1);   // linear
+    spec.report.metrics = {"rmse"};
+  }
+  ConfigIdentity identity() const {
+    return config_identity(spec, spec.datasets[0], registry.find(spec.datasets[0].name), spec.methods[0]);
+  }
+  Plan plan() const { return make_plan(spec, registry, PlanOptions{}); }
+};
+
+RunOptions quiet_run() {
+  RunOptions options;
+  options.threads = 1;
+  options.quiet = true;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("configuration texts: same, older (an option added since, at its default), different", "[selection]") {
+  Quickstart q;
+  const std::string current = q.identity().canonical;
+  REQUIRE_THAT(current, Catch::Contains("optimize_prior_precision=false|seed="));
+  CHECK(compare_config(current, current).match == ConfigMatch::same);
+
+  const std::string older = without_option(current, "optimize_prior_precision", "false");
+  const ConfigComparison c = compare_config(older, current);
+  CHECK(c.match == ConfigMatch::older);
+  CHECK(c.missing_options == std::vector<std::string>{"optimize_prior_precision"});
+  const std::string two_older = without_option(older, "noise_shape", "1");
+  CHECK(compare_config(two_older, current).missing_options ==
+        std::vector<std::string>{"noise_shape", "optimize_prior_precision"});
+
+  // The missing option is not at its default now: a different computation.
+  const std::string evidence = replace_all(current, "optimize_prior_precision=false", "optimize_prior_precision=true");
+  CHECK(compare_config(older, evidence).match == ConfigMatch::different);
+  // A recorded option with another value, another seed or protocol, an option that no
+  // longer exists, another method, or text in another format.
+  CHECK(compare_config(replace_all(older, "prior_precision=1;", "prior_precision=2;"), current).match ==
+        ConfigMatch::different);
+  CHECK(compare_config(replace_all(older, "|seed=1|", "|seed=2|"), current).match == ConfigMatch::different);
+  CHECK(compare_config(replace_all(older, "5-fold", "10-fold"), current).match == ConfigMatch::different);
+  CHECK(compare_config(replace_all(current, "fit_bias=true", "fit_bias=true;retired=1"), current).match ==
+        ConfigMatch::different);
+  CHECK(compare_config(replace_all(older, "method=linear", "method=pbp"), current).match == ConfigMatch::different);
+  CHECK(compare_config("linear", current).match == ConfigMatch::different);
+  CHECK(compare_config(replace_all(older, "fit_bias=true", "fit_bias"), current).match == ConfigMatch::different);
+  // The current text itself changed in a non-option field: nothing older matches it.
+  CHECK(compare_config(older, replace_all(current, "scale=original", "scale=normalized")).match ==
+        ConfigMatch::different);
+}
+
+TEST_CASE("jobs stored before an option existed are resumed and reported, with a note", "[selection][runner][report]") {
+  Quickstart q;
+  ResultsStore store(scratch("older"));
+  // Simulate a store written before `optimize_prior_precision` existed.
+  Plan old_plan = q.plan();
+  REQUIRE(old_plan.jobs.size() == 5);
+  const std::string old_config = without_option(old_plan.jobs[0].config, "optimize_prior_precision", "false");
+  for (auto& job : old_plan.jobs) {
+    job.config = old_config;
+    job.key.config_hash = "00000000000older";
+  }
+  CHECK(run_plan(q.spec, old_plan, store, quiet_run()).ran == 5);
+
+  // The current version finds every job done and reports them.
+  const Plan plan = q.plan();
+  const RunSummary again = run_plan(q.spec, plan, store, quiet_run());
+  CHECK(again.already_done == 5);
+  CHECK(again.ran == 0);
+  ReportData r = build_report(q.spec, q.registry, store, {});
+  CHECK(r.cell("pbp-cubic", "linear", "rmse").n_splits == 5);
+  CHECK_THAT(render_markdown(r), Catch::Contains("5 of 5 jobs were run before the option(s) optimize_prior_precision existed"));
+
+  // A job of the current configuration is preferred to the older one of its split.
+  const std::vector<JobRecord> stored = store.jobs(q.spec.name, false);
+  JobRecord newer = stored.front();
+  newer.key.config_hash = q.identity().hash;
+  newer.config = q.identity().canonical;
+  newer.evaluations[0].metrics["rmse"] = 123.0;
+  store.record(newer);
+  const std::vector<JobRecord> now = store.jobs(q.spec.name, false);
+  const JobSelection selection = select_jobs(now, "pbp-cubic", "linear", q.identity());
+  REQUIRE(selection.jobs.size() == 5);
+  CHECK(selection.jobs[0]->key.config_hash == q.identity().hash);
+  CHECK(selection.older == 4);
+  CHECK_FALSE(selection.other_configurations);
+
+  // With the option set away from its default the old jobs are another configuration.
+  q.spec.methods[0].options["optimize_prior_precision"] = "true";
+  const RunSummary evidence = run_plan(q.spec, q.plan(), store, quiet_run());
+  CHECK(evidence.already_done == 0);
+  CHECK(evidence.ran == 5);
+  r = build_report(q.spec, q.registry, store, {});
+  CHECK(r.cell("pbp-cubic", "linear", "rmse").n_splits == 5);
+  const std::string md = render_markdown(r);
+  CHECK_THAT(md, Catch::Contains("other options or seed"));
+  CHECK_THAT(md, !Catch::Contains("were run before the option"));
+}
