@@ -8,6 +8,7 @@
 #include "methods/core/relu_network.hpp"
 #include "methods/registry.hpp"
 #include "methods/tuning/bayes_opt.hpp"
+#include "methods/tuning/refit.hpp"
 
 using namespace bnn;
 
@@ -93,6 +94,28 @@ TEST_CASE("ranked evaluations: finite values, best first, at most count", "[bp]"
   CHECK(tuning::ranked_evaluations(result, 2) == std::vector<std::size_t>{2, 5});
   result.values = {std::numeric_limits<double>::infinity()};
   CHECK(tuning::ranked_evaluations(result, 3).empty());
+}
+
+TEST_CASE("refit moves on to the next configuration until one trains", "[bp]") {
+  const std::vector<double> rates = {0.3, 0.1, 0.03};
+  std::vector<std::size_t> tried;
+  FitReport report;
+  const auto rate = [&](std::size_t c) { return rates[c]; };
+  const std::size_t used = tuning::refit_until_stable(
+      3, [&](std::size_t c) { tried.push_back(c); return c == 1; }, rate, "SGD", report);
+  CHECK(used == 1);
+  CHECK(tried == std::vector<std::size_t>{0, 1});
+  REQUIRE(report.warnings.size() == 1);
+  CHECK_THAT(report.warnings[0], Catch::Contains("learning rate 0.3") && Catch::Contains("next-best"));
+  CHECK(report.status == FitStatus::ok);
+
+  FitReport all_failed;
+  CHECK(tuning::refit_until_stable(3, [](std::size_t) { return false; }, rate, "SGD", all_failed) == 2);
+  CHECK(all_failed.warnings.size() == 2);  // the last divergence is the status, not a warning
+  CHECK(all_failed.status == FitStatus::numerical_error);
+  CHECK(all_failed.message == "SGD diverged with learning rate 0.03");
+  CHECK_THROWS_AS(tuning::refit_until_stable(0, [](std::size_t) { return true; }, rate, "SGD", all_failed),
+                  std::invalid_argument);
 }
 
 TEST_CASE("BP reports a diverged fit as a status", "[bp]") {

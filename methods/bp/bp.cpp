@@ -5,6 +5,7 @@
 
 #include "methods/core/options.hpp"
 #include "methods/tuning/bayes_opt.hpp"
+#include "methods/tuning/refit.hpp"
 #include "methods/tuning/validation.hpp"
 
 namespace bnn::bp {
@@ -112,25 +113,17 @@ Model fit(const RegressionData& data, const Options& options, Rng& rng) {
   } else {
     candidates.push_back({chosen, std::numeric_limits<double>::quiet_NaN()});
   }
-  // The refit on the whole training part can diverge where the validation run did not (more
-  // data, another start): then the next-best configuration of the search is refit.
   ReluNetwork net;
-  double validation_rmse = std::numeric_limits<double>::quiet_NaN();
-  bool diverged = true;
-  for (std::size_t c = 0; c < candidates.size() && diverged; ++c) {
-    chosen = candidates[c].hyperparameters;
-    validation_rmse = candidates[c].validation_rmse;
-    noise_variance = validation_rmse * validation_rmse;
-    net = ReluNetwork::random(data.X.cols(), options.hidden_layers, 1.0, rng);
-    diverged = !train(net, data.X, data.y, options.epochs, chosen, rng);
-    if (diverged && c + 1 < candidates.size())
-      report.warnings.push_back("the refit diverged with learning rate " + option_detail::format_double(chosen.learning_rate) +
-                                ": refit with the validation search's next-best configuration");
-  }
-  if (diverged) {
-    report.status = FitStatus::numerical_error;
-    report.message = "SGD diverged with learning rate " + option_detail::format_double(chosen.learning_rate);
-  }
+  const std::size_t used = tuning::refit_until_stable(
+      candidates.size(),
+      [&](std::size_t c) {
+        net = ReluNetwork::random(data.X.cols(), options.hidden_layers, 1.0, rng);
+        return train(net, data.X, data.y, options.epochs, candidates[c].hyperparameters, rng);
+      },
+      [&](std::size_t c) { return candidates[c].hyperparameters.learning_rate; }, "SGD", report);
+  chosen = candidates[used].hyperparameters;
+  const double validation_rmse = candidates[used].validation_rmse;
+  noise_variance = validation_rmse * validation_rmse;
   const double training_mse = mean_squared_error(net, data.X, data.y);
   if (!std::isfinite(noise_variance)) noise_variance = training_mse;
   report.iterations = options.epochs;

@@ -8,6 +8,7 @@
 
 #include "methods/core/options.hpp"
 #include "methods/tuning/bayes_opt.hpp"
+#include "methods/tuning/refit.hpp"
 #include "methods/tuning/validation.hpp"
 
 namespace bnn::vi {
@@ -271,22 +272,15 @@ Model fit(const RegressionData& data, const Options& options, Rng& rng) {
   } else {
     candidates.push_back({learning_rate, momentum});
   }
-  // The refit on the whole training part can diverge where the validation run did not: then
-  // the next-best configuration of the search is refit.
   Posterior q;
-  bool diverged = true;
-  for (std::size_t c = 0; c < candidates.size() && diverged; ++c) {
-    std::tie(learning_rate, momentum) = candidates[c];
-    q = initial_posterior(data.X.cols(), options, rng);
-    diverged = !train(q, data.X, data.y, options, learning_rate, momentum, rng);
-    if (diverged && c + 1 < candidates.size())
-      report.warnings.push_back("the refit diverged with learning rate " + option_detail::format_double(learning_rate) +
-                                ": refit with the validation search's next-best configuration");
-  }
-  if (diverged) {
-    report.status = FitStatus::numerical_error;
-    report.message = "the bound diverged with learning rate " + option_detail::format_double(learning_rate);
-  }
+  const std::size_t used = tuning::refit_until_stable(
+      candidates.size(),
+      [&](std::size_t c) {
+        q = initial_posterior(data.X.cols(), options, rng);
+        return train(q, data.X, data.y, options, candidates[c].first, candidates[c].second, rng);
+      },
+      [&](std::size_t c) { return candidates[c].first; }, "the bound", report);
+  std::tie(learning_rate, momentum) = candidates[used];
   report.iterations = options.epochs;
   report.diagnostics.emplace_back("learning_rate", learning_rate);
   report.diagnostics.emplace_back("momentum", momentum);
