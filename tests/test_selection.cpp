@@ -136,9 +136,24 @@ TEST_CASE("jobs stored before an option existed are resumed and reported, with a
   CHECK(selection.jobs[0]->key.config_hash == q.identity().hash);
   CHECK(selection.older == 4);
   CHECK_FALSE(selection.other_configurations);
+  // What --dry-run shows: split 0 done, the rest done before the option existed; a failure of
+  // the current configuration does not hide a finished older job.
+  JobRecord failed = stored[1];
+  failed.key.config_hash = q.identity().hash;
+  failed.config = q.identity().canonical;
+  failed.status = "failed";
+  store.record(failed);
+  const std::vector<PlanStatus> status = plan_status(plan.jobs, store.jobs(q.spec.name, false));
+  REQUIRE(status.size() == 1);
+  CHECK(status[0].planned == 5);
+  CHECK(status[0].done == 1);
+  CHECK(status[0].done_older == 4);
+  CHECK(status[0].retry + status[0].fresh == 0);
 
   // With the option set away from its default the old jobs are another configuration.
   q.spec.methods[0].options["optimize_prior_precision"] = "true";
+  const std::vector<PlanStatus> evidence_status = plan_status(q.plan().jobs, store.jobs(q.spec.name, false));
+  CHECK(evidence_status[0].fresh == 5);
   const RunSummary evidence = run_plan(q.spec, q.plan(), store, quiet_run());
   CHECK(evidence.already_done == 0);
   CHECK(evidence.ran == 5);

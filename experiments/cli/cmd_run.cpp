@@ -3,17 +3,39 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "common.hpp"
 #include "experiments/src/plan.hpp"
 #include "experiments/src/progress.hpp"
 #include "experiments/src/report.hpp"
 #include "experiments/src/runner.hpp"
+#include "experiments/src/selection.hpp"
 #include "experiments/src/spec.hpp"
 #include "methods/registry.hpp"
 #include "shared.hpp"
 
 namespace bnn::cli {
+namespace {
+
+// `run --dry-run`: one Markdown row per data set and method label.
+std::string dry_run_table(const std::vector<exp::PlanStatus>& rows, const std::string& results) {
+  std::ostringstream out;
+  out << "| data set | method | jobs | done | done (older options) | failed before | not run | seconds per finished job |\n"
+      << "|---|---|---|---|---|---|---|---|\n";
+  long to_run = 0;
+  for (const auto& r : rows) {
+    const long finished = r.done + r.done_older;
+    out << "| " << r.dataset << " | " << r.method_label << " | " << r.planned << " | " << r.done << " | "
+        << r.done_older << " | " << r.retry << " | " << r.fresh << " | "
+        << (finished > 0 ? exp::format_duration(r.fit_seconds / static_cast<double>(finished)) : "—") << " |\n";
+    to_run += r.retry + r.fresh;
+  }
+  out << "\n" << to_run << " job(s) would run; results store " << results << "\n";
+  return out.str();
+}
+
+}  // namespace
 
 int cmd_run(const std::vector<std::string>& args, const std::string& command_line) {
   CommonOptions common;
@@ -21,7 +43,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
   std::vector<std::string> methods, datasets, settings;
   std::string splits;
   int threads = omp_get_max_threads();
-  bool no_report = false, quiet = false;
+  bool no_report = false, quiet = false, dry_run = false;
   po::options_description options("bnnbench run options");
   options.add_options()
       ("experiment", po::value(&experiment), "experiment name (see `bnnbench list experiments`) or spec file")
@@ -35,14 +57,17 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
        "override: seed=N, LABEL.OPTION=VALUE or OPTION=VALUE (every method having it); repeatable")
       ("format", po::value(&format), "format of the report printed at the end: md, csv or latex")
       ("no-report", po::bool_switch(&no_report), "do not print the report at the end")
-      ("quiet,q", po::bool_switch(&quiet), "no progress output");
+      ("quiet,q", po::bool_switch(&quiet), "no progress output")
+      ("dry-run,n", po::bool_switch(&dry_run),
+       "run nothing: list per data set and method what is finished and what a run would do");
   common.add_to(options);
   po::positional_options_description positional;
   positional.add("experiment", 1);
   parse(args, options, positional);
   if (common.help) {
     print_help("usage: bnnbench run EXPERIMENT [options]\n\nRuns every job (data set x method x split) that is not finished yet in the results\n"
-               "store, in parallel, then prints the report. Rerunning resumes; finished jobs are skipped.",
+               "store, in parallel, then prints the report. Rerunning resumes; finished jobs are skipped\n"
+               "(--dry-run shows which).",
                options);
     return 0;
   }
@@ -67,10 +92,19 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
   const exp::Plan plan = exp::make_plan(spec, registry, plan_options);
   for (const auto& note : plan.notes) std::cerr << "note: " << note << "\n";
 
+  if (results.empty()) results = default_results_dir(spec.name);
+  if (dry_run) {
+    const std::vector<exp::JobRecord> stored =
+        std::filesystem::exists(std::filesystem::path(results) / "bnnbench.sqlite")
+            ? exp::ResultsStore(results, /*create=*/false).jobs(spec.name, false)
+            : std::vector<exp::JobRecord>{};
+    std::cout << dry_run_table(exp::plan_status(exp::shard_jobs(plan.jobs, run.shard_index, run.shard_count), stored),
+                               results);
+    return 0;
+  }
   run.progress_bar = stderr_is_terminal();
   run.quiet = quiet;
   run.command_line = command_line;
-  if (results.empty()) results = default_results_dir(spec.name);
   exp::ResultsStore store(results);
   if (!quiet)
     std::cerr << spec.name << ": " << plan.jobs.size() << " job(s) over " << plan.datasets.size()

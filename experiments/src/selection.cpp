@@ -155,3 +155,36 @@ bool is_finished(const Job& job, const std::map<JobKey, std::string>& finished) 
 }
 
 }  // namespace bnn::exp
+
+namespace bnn::exp {
+
+std::vector<PlanStatus> plan_status(const std::vector<Job>& jobs, const std::vector<JobRecord>& stored) {
+  std::vector<PlanStatus> rows;
+  std::map<std::pair<std::string, std::string>, std::size_t> row_of;
+  std::map<std::pair<std::string, std::string>, std::map<int, const JobRecord*>> chosen;
+  for (const Job& job : jobs) {
+    const std::pair<std::string, std::string> id{job.key.dataset, job.key.method_label};
+    auto [it, inserted] = row_of.try_emplace(id, rows.size());
+    if (inserted) {
+      rows.push_back({job.key.dataset, job.key.method_label});
+      auto& by_split = chosen[id];
+      for (const JobRecord* r : select_jobs(stored, id.first, id.second, {job.config, job.key.config_hash}).jobs)
+        by_split[r->key.split] = r;
+    }
+    PlanStatus& row = rows[it->second];
+    ++row.planned;
+    const auto& by_split = chosen[id];
+    const auto found = by_split.find(job.key.split);
+    if (found == by_split.end()) {
+      ++row.fresh;
+    } else if (found->second->status != "ok") {
+      ++row.retry;
+    } else {
+      ++(found->second->key.config_hash == job.key.config_hash ? row.done : row.done_older);
+      row.fit_seconds += found->second->fit_seconds + found->second->predict_seconds;
+    }
+  }
+  return rows;
+}
+
+}  // namespace bnn::exp

@@ -48,3 +48,19 @@ std::set<JobKey> selected_job_keys(const ExperimentSpec& spec, const data::Datas
 bool is_finished(const Job& job, const std::map<JobKey, std::string>& finished);
 
 }  // namespace bnn::exp
+
+namespace bnn::exp {
+
+// What `run` would do with a plan, per data set and method label (`run --dry-run`).
+struct PlanStatus {
+  std::string dataset, method_label;
+  long planned = 0;
+  long done = 0;        // finished with the current configuration
+  long done_older = 0;  // finished before some options existed (see select_jobs)
+  long retry = 0;       // failed before: run again
+  long fresh = 0;       // never run
+  double fit_seconds = 0.0;  // summed over the finished ones
+};
+std::vector<PlanStatus> plan_status(const std::vector<Job>& jobs, const std::vector<JobRecord>& stored);
+
+}  // namespace bnn::exp
