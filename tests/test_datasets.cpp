@@ -25,6 +25,7 @@
 #include "datasets/src/synthetic.hpp"
 #include "datasets/src/text_table.hpp"
 #include "methods/core/rng.hpp"
+#include "test_helpers.hpp"
 
 namespace fs = std::filesystem;
 using namespace bnn::data;
@@ -40,12 +41,7 @@ const DatasetRegistry& shipped() {
 }
 
 // A fresh, empty scratch directory for one test.
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::path(BNNBENCH_TEST_SCRATCH) / "datasets" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch(const std::string& name) { return bnn::test::scratch_dir("datasets", name); }
 
 void write_file(const fs::path& path, const std::string& content) {
   fs::create_directories(path.parent_path());

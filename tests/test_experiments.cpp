@@ -21,6 +21,7 @@
 #include "methods/core/rng.hpp"
 #include "methods/linear/bayes_linear.hpp"
 #include "methods/registry.hpp"
+#include "test_helpers.hpp"
 
 namespace fs = std::filesystem;
 using namespace bnn;
@@ -28,12 +29,7 @@ using namespace bnn::exp;
 
 namespace {
 
-std::string scratch(const std::string& name) {
-  const fs::path dir = fs::path(BNNBENCH_TEST_SCRATCH) / "experiments" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
+std::string scratch(const std::string& name) { return test::scratch_dir("experiments", name).string(); }
 
 data::DatasetRegistry shipped_registry() {
   return data::DatasetRegistry::load({std::string(BNNBENCH_SOURCE_DIR) + "/datasets/registry.toml"});

@@ -1,5 +1,6 @@
 #pragma once
 // Small helpers shared by the unit tests.
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -14,6 +15,14 @@ std::string invalid_argument_message(F&& f) {
     return e.what();
   }
   return "<no std::invalid_argument thrown>";
+}
+
+// A fresh, empty directory SCRATCH/group/name for one test (SCRATCH comes from CMake).
+inline std::filesystem::path scratch_dir(const std::string& group, const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::path(BNNBENCH_TEST_SCRATCH) / group / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 }  // namespace bnn::test

@@ -2,7 +2,6 @@
 // existed is reused (by the report and by a resumed run) while that option is at its default.
 #include <catch2/catch.hpp>
 
-#include <filesystem>
 #include <string>
 
 #include "datasets/src/registry.hpp"
@@ -12,19 +11,14 @@
 #include "experiments/src/selection.hpp"
 #include "experiments/src/spec.hpp"
 #include "experiments/src/store.hpp"
+#include "test_helpers.hpp"
 
-namespace fs = std::filesystem;
 using namespace bnn;
 using namespace bnn::exp;
 
 namespace {
 
-std::string scratch(const std::string& name) {
-  const fs::path dir = fs::path(BNNBENCH_TEST_SCRATCH) / "selection" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
+std::string scratch(const std::string& name) { return test::scratch_dir("selection", name).string(); }
 
 // `text` without its "name=value" option (as a version before that option existed wrote it).
 std::string without_option(std::string text, const std::string& name, const std::string& value) {
