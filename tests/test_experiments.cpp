@@ -1,6 +1,8 @@
 // Tests of the experiment layer: metrics, specs, plans and seeds, the runner, the results
 // store, reference numbers and report aggregation.
 #include <catch2/catch.hpp>
+#include <omp.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -332,6 +334,34 @@ TEST_CASE("runner: failures are recorded per job, results do not depend on threa
     CHECK(again.ran == 1);
   }
   CHECK(by_threads[0] == by_threads[1]);  // bit-identical
+}
+
+TEST_CASE("runner: a lone job may use every thread (NN-MC chains) with the same results", "[runner]") {
+  ExperimentSpec spec = small_spec();
+  spec.methods[0].label = "nn-mc";
+  spec.methods[0].method = "nn-mc";
+  spec.methods[0].options = {{"hidden_layers", "3"}, {"chains", "2"}, {"warmup", "20"}, {"samples", "40"},
+                             {"leapfrog_steps", "5"}, {"initial_optimization", "0"}, {"hyper_delay", "5"}};
+  Plan plan = small_plan(spec);
+  plan.jobs.resize(1);
+  plan.jobs[0].params = spec.methods[0].options;
+  std::vector<JobRecord> stored;
+  for (int threads : {1, 2}) {
+    ResultsStore store(scratch("lone" + std::to_string(threads)));
+    RunOptions options;
+    options.threads = threads;
+    options.quiet = true;
+    CHECK(run_plan(spec, plan, store, options).ran == 1);
+    auto jobs = store.jobs(spec.name, true);
+    REQUIRE(jobs.size() == 1);
+    INFO(jobs[0].error);
+    REQUIRE(jobs[0].status == "ok");
+    CHECK(jobs[0].fit_cpu_seconds > 0.0);
+    stored.push_back(std::move(jobs[0]));
+  }
+  CHECK(stored[0].diagnostics == stored[1].diagnostics);
+  CHECK(stored[0].evaluations[0].points.log_density == stored[1].evaluations[0].points.log_density);
+  CHECK(omp_get_max_active_levels() == 1);  // restored after the run
 }
 
 TEST_CASE("store: round trip, replacement of failures, merge", "[store]") {

@@ -62,7 +62,8 @@ const std::vector<MetricInfo>& metric_catalog() {
       {"se_std", "SE std", true, false},
       {"se_p99", "SE 99% percentile", true, false},
       {"fit_seconds", "seconds per split (fit + predict)", false, false},
-      {"rel_time", "time relative to the reference method", false, false},
+      {"cpu_seconds", "CPU seconds per split (fit + predict)", false, false},
+      {"rel_time", "CPU time (fit + predict) relative to the reference method", false, false},
       {"coverage95", "95% interval coverage", false, true},
       {"crps", "CRPS", false, true},
   };

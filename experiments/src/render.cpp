@@ -50,7 +50,7 @@ std::string paper_text(const Cell& c, const std::string& pm, const std::string& 
 std::string metric_title(const std::string& name, const ReportData& r) {
   const MetricInfo* info = find_metric(name);
   std::string title = info ? info->title : name;
-  if (name == "rel_time" && !r.spec->report.relative_time_to.empty()) title = "time relative to " + r.spec->report.relative_time_to;
+  if (name == "rel_time" && !r.spec->report.relative_time_to.empty()) title = "CPU time relative to " + r.spec->report.relative_time_to;
   return title + " (" + name + ")";
 }
 

@@ -16,9 +16,9 @@
 namespace bnn::exp {
 namespace {
 
-double thread_cpu_seconds() {
+double cpu_seconds(clockid_t clock) {
   timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime(clock, &ts);
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
@@ -33,8 +33,13 @@ std::string join_diagnostics(const FitReport& report) {
 
 std::string code_version() { return BNNBENCH_GIT_DESCRIBE; }
 
-JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& job) {
+JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& job, int threads) {
   using clock = std::chrono::steady_clock;
+  // A job given several threads (the only one running) may use them, e.g. NN-MC's chains;
+  // its CPU time is then the process's.
+  const clockid_t cpu_clock = threads > 1 ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID;
+  const int saved_team_size = omp_get_max_threads();
+  if (threads > 1) omp_set_num_threads(threads);
   JobRecord rec;
   rec.key = job.key;
   rec.method = job.method->method;
@@ -61,10 +66,10 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
     Rng rng(job.seed);
     const MethodEntry& method = find_method(job.method->method);
     const auto t0 = clock::now();
-    const double cpu0 = thread_cpu_seconds();
+    const double cpu0 = cpu_seconds(cpu_clock);
     const std::unique_ptr<Model> model = method.fit(train, job.params, rng);
     const auto t1 = clock::now();
-    const double cpu1 = thread_cpu_seconds();
+    const double cpu1 = cpu_seconds(cpu_clock);
     std::unique_ptr<Predictive> predictive = model->predict(X_test_normalized);
     const auto t2 = clock::now();
     rec.fit_seconds = std::chrono::duration<double>(t1 - t0).count();
@@ -132,6 +137,7 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
     rec.status = "failed";
     rec.error = "unknown exception";
   }
+  if (threads > 1) omp_set_num_threads(saved_team_size);
   rec.finished_at = utc_now();
   return rec;
 }
@@ -164,10 +170,15 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   long ran = 0, failed = 0;
   std::vector<std::string> store_errors;
   const auto count = static_cast<long>(pending.size());
+  // A lone job gets every thread (nested parallelism for the duration of this run only);
+  // otherwise one job per thread. Results do not depend on it.
+  const int threads_per_job = count == 1 ? options.threads : 1;
+  const int saved_levels = omp_get_max_active_levels();
+  if (threads_per_job > 1) omp_set_max_active_levels(2);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(options.threads) reduction(+ : ran, failed)
   for (long i = 0; i < count; ++i) {
     const Job& job = *pending[static_cast<std::size_t>(i)];
-    JobRecord rec = execute_job(spec, plan, job);
+    JobRecord rec = execute_job(spec, plan, job, threads_per_job);
     rec.run_id = run.run_id;
     ++ran;
     if (rec.status != "ok") ++failed;
@@ -180,6 +191,7 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
     if (!options.quiet)
       progress.job_done(job.key.describe(), rec.status == "ok", rec.fit_seconds + rec.predict_seconds, rec.error);
   }
+  omp_set_max_active_levels(saved_levels);
   if (!options.quiet) progress.finish();
   summary.ran = ran;
   summary.failed = failed;

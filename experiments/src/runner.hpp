@@ -1,6 +1,7 @@
 #pragma once
-// Runs the jobs of a plan in parallel with OpenMP (one job per thread; no exception leaves
-// the parallel region), writing each finished job to the results store at once.
+// Runs the jobs of a plan in parallel with OpenMP (one job per thread, or every thread for a
+// lone job; no exception leaves the parallel region), writing each finished job to the
+// results store at once.
 #include <string>
 #include <vector>
 
@@ -27,8 +28,9 @@ struct RunSummary {
   double wall_seconds = 0.0;
 };
 
-// Runs one job (fit, predict, score) and returns its record; never throws.
-JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& job);
+// Runs one job (fit, predict, score) and returns its record; never throws. `threads` > 1:
+// the calling thread's OpenMP team size for the job, and CPU time counted for the process.
+JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& job, int threads = 1);
 
 RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& store, const RunOptions& options);
 
