@@ -76,6 +76,12 @@ TEST_CASE("configuration texts: same, older (an option added since, at its defau
   CHECK(compare_config(two_older, current).missing_options ==
         std::vector<std::string>{"noise_shape", "optimize_prior_precision"});
 
+  // The same options in another order: the same computation, nothing missing.
+  const std::string reordered = replace_all(current, "noise_shape=1;noise_rate=1", "noise_rate=1;noise_shape=1");
+  REQUIRE(reordered != current);
+  CHECK(compare_config(reordered, current).match == ConfigMatch::older);
+  CHECK(compare_config(reordered, current).missing_options.empty());
+
   // The missing option is not at its default now: a different computation.
   const std::string evidence = replace_all(current, "optimize_prior_precision=false", "optimize_prior_precision=true");
   CHECK(compare_config(older, evidence).match == ConfigMatch::different);

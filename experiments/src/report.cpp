@@ -90,9 +90,11 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
       if (selection.older > 0) {
         std::string names;
         for (const auto& o : selection.missing_options) names += (names.empty() ? "" : ", ") + o;
-        r.notes.push_back(ds.name + "/" + m.label + ": " + std::to_string(selection.older) + " of " +
-                          std::to_string(selection.jobs.size()) + " jobs were run before the option(s) " + names +
-                          " existed; they are shown since those options are at their defaults");
+        const std::string share = std::to_string(selection.older) + " of " + std::to_string(selection.jobs.size());
+        r.notes.push_back(ds.name + "/" + m.label + ": " + share +
+                          (names.empty() ? " jobs were stored with the same options in another order"
+                                         : " jobs were run before the option(s) " + names +
+                                               " existed; they are shown since those options are at their defaults"));
       }
       std::vector<const JobRecord*> ok;
       int failed = 0;
