@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "methods/core/expected_abs_normal.hpp"
 #include "methods/core/predictive.hpp"
 #include "methods/core/rng.hpp"
 
@@ -571,4 +572,43 @@ TEST_CASE("constructors reject inconsistent arguments", "[predictive]") {
   CHECK_THROWS_AS(AffinePredictive(gauss(), 0.0, kInf), std::invalid_argument);
   CHECK_THROWS_AS(AffinePredictive(gauss(), kNaN, 1.0), std::invalid_argument);
   CHECK_THROWS_AS(AffinePredictive(gauss(), -kInf, 1.0), std::invalid_argument);
+}
+
+TEST_CASE("tabulated E|m + sqrt(v) Z| equals the exact form", "[predictive]") {
+  double worst = 0.0;
+  for (double v : {1e-6, 0.01, 0.3, 1.0, 7.0, 250.0})
+    for (double t = 0.0; t <= 12.0; t += 1.0 / 1024.0 + 1e-7) {  // off the table's nodes
+      const double s = std::sqrt(v);
+      for (double m : {t * s, -t * s}) {
+        const double error = std::abs(bnn::expected_abs_normal(m, v) - bnn::expected_abs_normal_exact(m, v)) / s;
+        worst = std::max(worst, error);
+      }
+    }
+  CHECK(worst < 1e-12);
+  CHECK(bnn::expected_abs_normal(0.0, 1.0) == Approx(2.0 / std::sqrt(2.0 * std::numbers::pi)).epsilon(1e-13));
+  CHECK(bnn::expected_abs_normal(-3.5, 0.0) == 3.5);  // a point mass
+  CHECK(bnn::expected_abs_normal(1e3, 1.0) == 1e3);   // beyond the table
+}
+
+TEST_CASE("mixture crps with thousands of components equals the exact pairwise sum", "[predictive]") {
+  bnn::Rng rng(12);
+  const Eigen::Index points = 3, components = 1200;
+  Eigen::MatrixXd means(points, components), variances(points, components);
+  for (Eigen::Index i = 0; i < points; ++i)
+    for (Eigen::Index c = 0; c < components; ++c) {
+      means(i, c) = 0.2 * bnn::standard_normal(rng) + static_cast<double>(i);
+      variances(i, c) = 0.01 + 0.05 * bnn::uniform01(rng);
+    }
+  const bnn::GaussianMixturePredictive mixture(means, variances);
+  const double w = 1.0 / static_cast<double>(components);
+  for (Eigen::Index i = 0; i < points; ++i) {
+    const double y = static_cast<double>(i) + 0.1;
+    double first = 0.0, second = 0.0;
+    for (Eigen::Index c = 0; c < components; ++c) {
+      first += w * bnn::expected_abs_normal_exact(y - means(i, c), variances(i, c));
+      for (Eigen::Index d = 0; d < components; ++d)
+        second += w * w * bnn::expected_abs_normal_exact(means(i, c) - means(i, d), variances(i, c) + variances(i, d));
+    }
+    CHECK(mixture.crps(i, y) == Approx(first - 0.5 * second).epsilon(1e-11));
+  }
 }

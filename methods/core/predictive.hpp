@@ -74,7 +74,9 @@ class GaussianMixturePredictive final : public Predictive {
   double crps(Eigen::Index i, double y) const override;
 
  private:
-  Eigen::MatrixXd means_, variances_;
+  // Row-major: each point's components are contiguous (every score loops over them).
+  using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  RowMajorMatrix means_, variances_;
   Eigen::VectorXd weights_, log_weights_;
 };
 
