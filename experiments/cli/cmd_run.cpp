@@ -21,14 +21,14 @@ namespace {
 // `run --dry-run`: one Markdown row per data set and method label.
 std::string dry_run_table(const std::vector<exp::PlanStatus>& rows, const std::string& results) {
   std::ostringstream out;
-  out << "| data set | method | jobs | done | done (older options) | failed before | not run | seconds per finished job |\n"
+  out << "| data set | method | jobs | done | done (older options) | failed before | not run | wall time per finished job |\n"
       << "|---|---|---|---|---|---|---|---|\n";
   long to_run = 0;
   for (const auto& r : rows) {
     const long finished = r.done + r.done_older;
     out << "| " << r.dataset << " | " << r.method_label << " | " << r.planned << " | " << r.done << " | "
         << r.done_older << " | " << r.retry << " | " << r.fresh << " | "
-        << (finished > 0 ? exp::format_duration(r.fit_seconds / static_cast<double>(finished)) : "—") << " |\n";
+        << (finished > 0 ? exp::format_duration(r.seconds / static_cast<double>(finished)) : "—") << " |\n";
     to_run += r.retry + r.fresh;
   }
   out << "\n" << to_run << " job(s) would run; results store " << results << "\n";

@@ -181,7 +181,7 @@ std::vector<PlanStatus> plan_status(const std::vector<Job>& jobs, const std::vec
       ++row.retry;
     } else {
       ++(found->second->key.config_hash == job.key.config_hash ? row.done : row.done_older);
-      row.fit_seconds += found->second->fit_seconds + found->second->predict_seconds;
+      row.seconds += found->second->fit_seconds + found->second->predict_seconds;
     }
   }
   return rows;

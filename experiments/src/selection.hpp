@@ -59,7 +59,7 @@ struct PlanStatus {
   long done_older = 0;  // finished before some options existed (see select_jobs)
   long retry = 0;       // failed before: run again
   long fresh = 0;       // never run
-  double fit_seconds = 0.0;  // summed over the finished ones
+  double seconds = 0.0;  // fit + predict, summed over the finished ones
 };
 std::vector<PlanStatus> plan_status(const std::vector<Job>& jobs, const std::vector<JobRecord>& stored);
 
