@@ -2,6 +2,7 @@
 // existed is reused (by the report and by a resumed run) while that option is at its default.
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <string>
 
 #include "datasets/src/registry.hpp"
@@ -159,6 +160,10 @@ TEST_CASE("jobs stored before an option existed are resumed and reported, with a
   CHECK(evidence.ran == 5);
   r = build_report(q.spec, q.registry, store, {});
   CHECK(r.cell("pbp-cubic", "linear", "rmse").n_splits == 5);
+  // The same selection decides which figure grids `report --format grid` writes.
+  const std::set<JobKey> keys = selected_job_keys(q.spec, q.registry, store.jobs(q.spec.name, false));
+  REQUIRE(keys.size() == 5);
+  for (const JobKey& k : keys) CHECK(k.config_hash == q.identity().hash);
   const std::string md = render_markdown(r);
   CHECK_THAT(md, Catch::Contains("other options or seed"));
   CHECK_THAT(md, !Catch::Contains("were run before the option"));
