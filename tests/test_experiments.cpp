@@ -1,8 +1,6 @@
 // Tests of the experiment layer: metrics, specs, plans and seeds, the runner, the results
 // store, reference numbers and report aggregation.
 #include <catch2/catch.hpp>
-#include <omp.h>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -361,7 +359,6 @@ TEST_CASE("runner: a lone job may use every thread (NN-MC chains) with the same 
   }
   CHECK(stored[0].diagnostics == stored[1].diagnostics);
   CHECK(stored[0].evaluations[0].points.log_density == stored[1].evaluations[0].points.log_density);
-  CHECK(omp_get_max_active_levels() == 1);  // restored after the run
 }
 
 TEST_CASE("store: round trip, replacement of failures, merge", "[store]") {

@@ -170,12 +170,11 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   long ran = 0, failed = 0;
   std::vector<std::string> store_errors;
   const auto count = static_cast<long>(pending.size());
-  // A lone job gets every thread (nested parallelism for the duration of this run only);
-  // otherwise one job per thread. Results do not depend on it.
+  // A lone job gets every thread (the outer team of one is inactive, so the job's own
+  // parallel regions may use them); otherwise one job per thread. Results do not depend on it.
   const int threads_per_job = count == 1 ? options.threads : 1;
-  const int saved_levels = omp_get_max_active_levels();
-  if (threads_per_job > 1) omp_set_max_active_levels(2);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(options.threads) reduction(+ : ran, failed)
+  const int workers = threads_per_job > 1 ? 1 : options.threads;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(workers) reduction(+ : ran, failed)
   for (long i = 0; i < count; ++i) {
     const Job& job = *pending[static_cast<std::size_t>(i)];
     JobRecord rec = execute_job(spec, plan, job, threads_per_job);
@@ -191,7 +190,6 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
     if (!options.quiet)
       progress.job_done(job.key.describe(), rec.status == "ok", rec.fit_seconds + rec.predict_seconds, rec.error);
   }
-  omp_set_max_active_levels(saved_levels);
   if (!options.quiet) progress.finish();
   summary.ran = ran;
   summary.failed = failed;
