@@ -50,7 +50,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
       ("methods", po::value(&methods)->composing(), "only these method labels (comma-separated)")
       ("datasets", po::value(&datasets)->composing(), "only these data sets (comma-separated names or aliases)")
       ("splits", po::value(&splits), "only these splits, e.g. 0-4 or 0,3,7")
-      ("threads", po::value(&threads), "jobs run in parallel (default: all cores)")
+      ("threads", po::value(&threads), "jobs run in parallel (default: all cores); a lone job gets them all")
       ("results", po::value(&results), "results directory (default: results/EXPERIMENT)")
       ("shard", po::value(&shard), "run share K of N of the jobs, e.g. 2/8 (combine with `bnnbench merge`)")
       ("set", po::value(&settings)->composing(),
