@@ -147,11 +147,12 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   RunSummary summary;
   const std::vector<Job> share = shard_jobs(plan.jobs, options.shard_index, options.shard_count);
   summary.planned = static_cast<long>(share.size());
-  const auto finished = store.finished_jobs(spec.name);
+  const std::vector<JobRecord> stored = store.jobs(spec.name, /*with_points=*/false);
+  const std::vector<const JobRecord*> records = stored_records(share, stored);
   std::vector<const Job*> pending;
-  for (const auto& job : share) {
-    if (is_finished(job, finished)) ++summary.already_done;
-    else pending.push_back(&job);
+  for (std::size_t j = 0; j < share.size(); ++j) {
+    if (records[j] && records[j]->status == "ok") ++summary.already_done;
+    else pending.push_back(&share[j]);
   }
 
   RunRecord run;

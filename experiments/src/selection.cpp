@@ -139,49 +139,39 @@ std::set<JobKey> selected_job_keys(const ExperimentSpec& spec, const data::Datas
   return keys;
 }
 
-bool is_finished(const Job& job, const std::map<JobKey, std::string>& finished) {
-  if (finished.count(job.key)) return true;
-  JobKey first = job.key;
-  first.config_hash.clear();
-  first.split = 0;
-  for (auto it = finished.lower_bound(first); it != finished.end(); ++it) {
-    const JobKey& k = it->first;
-    if (k.experiment != job.key.experiment || k.dataset != job.key.dataset || k.method_label != job.key.method_label)
-      break;
-    if (k.split == job.key.split && compare_config(it->second, job.config).match != ConfigMatch::different)
-      return true;
+std::vector<const JobRecord*> stored_records(const std::vector<Job>& jobs, const std::vector<JobRecord>& stored) {
+  std::map<std::pair<std::string, std::string>, std::map<int, const JobRecord*>> chosen;  // (data set, label)
+  std::vector<const JobRecord*> out;
+  out.reserve(jobs.size());
+  for (const Job& job : jobs) {
+    auto [it, inserted] = chosen.try_emplace({job.key.dataset, job.key.method_label});
+    if (inserted)
+      for (const JobRecord* r : select_jobs(stored, job.key.dataset, job.key.method_label, {job.config, job.key.config_hash}).jobs)
+        it->second[r->key.split] = r;
+    const auto found = it->second.find(job.key.split);
+    out.push_back(found == it->second.end() ? nullptr : found->second);
   }
-  return false;
+  return out;
 }
-
-}  // namespace bnn::exp
-
-namespace bnn::exp {
 
 std::vector<PlanStatus> plan_status(const std::vector<Job>& jobs, const std::vector<JobRecord>& stored) {
   std::vector<PlanStatus> rows;
   std::map<std::pair<std::string, std::string>, std::size_t> row_of;
-  std::map<std::pair<std::string, std::string>, std::map<int, const JobRecord*>> chosen;
-  for (const Job& job : jobs) {
-    const std::pair<std::string, std::string> id{job.key.dataset, job.key.method_label};
-    auto [it, inserted] = row_of.try_emplace(id, rows.size());
-    if (inserted) {
-      rows.push_back({job.key.dataset, job.key.method_label});
-      auto& by_split = chosen[id];
-      for (const JobRecord* r : select_jobs(stored, id.first, id.second, {job.config, job.key.config_hash}).jobs)
-        by_split[r->key.split] = r;
-    }
+  const std::vector<const JobRecord*> records = stored_records(jobs, stored);
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const Job& job = jobs[j];
+    auto [it, inserted] = row_of.try_emplace({job.key.dataset, job.key.method_label}, rows.size());
+    if (inserted) rows.push_back({job.key.dataset, job.key.method_label});
     PlanStatus& row = rows[it->second];
     ++row.planned;
-    const auto& by_split = chosen[id];
-    const auto found = by_split.find(job.key.split);
-    if (found == by_split.end()) {
+    const JobRecord* record = records[j];
+    if (!record) {
       ++row.fresh;
-    } else if (found->second->status != "ok") {
+    } else if (record->status != "ok") {
       ++row.retry;
     } else {
-      ++(found->second->key.config_hash == job.key.config_hash ? row.done : row.done_older);
-      row.seconds += found->second->fit_seconds + found->second->predict_seconds;
+      ++(record->key.config_hash == job.key.config_hash ? row.done : row.done_older);
+      row.seconds += record->fit_seconds + record->predict_seconds;
     }
   }
   return rows;

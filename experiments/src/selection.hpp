@@ -43,13 +43,10 @@ JobSelection select_jobs(const std::vector<JobRecord>& stored, const std::string
 std::set<JobKey> selected_job_keys(const ExperimentSpec& spec, const data::DatasetRegistry& registry,
                                    const std::vector<JobRecord>& stored);
 
-// Whether `job` is finished in the store, with its own configuration or an older one;
-// `finished` as ResultsStore::finished_jobs gives it (key -> configuration text).
-bool is_finished(const Job& job, const std::map<JobKey, std::string>& finished);
-
-}  // namespace bnn::exp
-
-namespace bnn::exp {
+// Per job of a plan, the stored record select_jobs takes for its split (nullptr: none). The
+// job is finished when that record's status is "ok"; `run` runs the others and --dry-run
+// counts them.
+std::vector<const JobRecord*> stored_records(const std::vector<Job>& jobs, const std::vector<JobRecord>& stored);
 
 // What `run` would do with a plan, per data set and method label (`run --dry-run`).
 struct PlanStatus {

@@ -176,13 +176,12 @@ void ResultsStore::exec(const std::string& sql) {
   }
 }
 
-std::map<JobKey, std::string> ResultsStore::finished_jobs(const std::string& experiment) {
+std::set<JobKey> ResultsStore::finished_jobs(const std::string& experiment) {
   std::lock_guard lock(mutex_);
-  std::map<JobKey, std::string> out;
-  Statement s(db_, std::string("SELECT ") + kKeyColumns + ", config FROM jobs WHERE experiment = ?1 AND status = 'ok'",
-              path_);
+  std::set<JobKey> out;
+  Statement s(db_, std::string("SELECT ") + kKeyColumns + " FROM jobs WHERE experiment = ?1 AND status = 'ok'", path_);
   s.bind(1, experiment);
-  while (s.step()) out.emplace(JobKey{s.text(0), s.text(1), s.text(2), s.text(3), static_cast<int>(s.integer(4))}, s.text(5));
+  while (s.step()) out.insert({s.text(0), s.text(1), s.text(2), s.text(3), static_cast<int>(s.integer(4))});
   return out;
 }
 

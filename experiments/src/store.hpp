@@ -91,8 +91,7 @@ class ResultsStore {
   ResultsStore& operator=(const ResultsStore&) = delete;
 
   const std::string& path() const { return path_; }
-  // Finished jobs with their configuration text.
-  std::map<JobKey, std::string> finished_jobs(const std::string& experiment);
+  std::set<JobKey> finished_jobs(const std::string& experiment);
   // Writes a job atomically (replacing an earlier failed attempt). Thread-safe.
   void record(const JobRecord& job);
   std::vector<JobRecord> jobs(const std::string& experiment, bool with_points);
