@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 
 #include "methods/core/lapack.hpp"
 #include "methods/core/rng.hpp"
@@ -254,4 +255,32 @@ TEST_CASE("GP options are validated with the method's name", "[gp]") {
                     Catch::Contains("gp-ard: restarts is -1, but must be >= 0"));
   CHECK_THROWS_WITH(find_method("gp").fit(data, {{"initial_noise_variance", "0"}}, rng),
                     Catch::Contains("gp: initial_noise_variance is 0"));
+}
+
+TEST_CASE("GP with a fixed signal variance (GPstuff's form) keeps it and still fits", "[gp]") {
+  Rng data_rng(9);
+  RegressionData data = sine_data(80, 3, data_rng);
+  for (const bool ard : {false, true}) {
+    Options options;
+    options.ard = ard;
+    options.restarts = 1;
+    options.learn_signal_variance = false;
+    options.initial_signal_variance = 1.0;
+    Rng rng(10);
+    const gp::Model fixed = fit(data, options, rng);
+    CHECK(fixed.hyperparameters().kernel.signal_variance == 1.0);  // exactly, after every start
+    options.learn_signal_variance = true;
+    Rng rng2(10);
+    const gp::Model free = fit(data, options, rng2);
+    CHECK(free.hyperparameters().kernel.signal_variance != 1.0);
+    // The fixed fit is a constrained optimum of the same evidence: not above the free one, and
+    // still explains the sine (noise near its true 0.01).
+    const auto log_ml = [](const gp::Model& m) {
+      for (const auto& [k, v] : m.report().diagnostics)
+        if (k == "log_marginal_likelihood") return v;
+      return std::numeric_limits<double>::quiet_NaN();
+    };
+    CHECK(log_ml(fixed) <= log_ml(free) + 1e-6);
+    CHECK(fixed.hyperparameters().noise_variance == Approx(0.01).epsilon(0.6));
+  }
 }

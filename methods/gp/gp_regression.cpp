@@ -139,6 +139,7 @@ struct Objective {
   const Eigen::MatrixXd& X;
   const Eigen::VectorXd& y;
   bool ard;
+  bool learn_signal_variance;
   long evaluations = 0;
   double best = std::numeric_limits<double>::infinity();
   Eigen::VectorXd best_theta;
@@ -151,6 +152,8 @@ struct Objective {
       return 1e300;
     }
     grad = -e.gradient;
+    // A zero gradient component keeps L-BFGS-B from moving it (theta[0] = log signal variance).
+    if (!learn_signal_variance) grad[0] = 0.0;
     if (-e.log_marginal_likelihood < best) {
       best = -e.log_marginal_likelihood;
       best_theta = theta;
@@ -180,7 +183,7 @@ StartResult optimize(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, bool ar
   const Eigen::VectorXd lower = Eigen::VectorXd::Constant(theta.size(), -kLogBound);
   const Eigen::VectorXd upper = Eigen::VectorXd::Constant(theta.size(), kLogBound);
   theta = theta.cwiseMax(lower).cwiseMin(upper);
-  Objective objective{X, y, ard, 0, std::numeric_limits<double>::infinity(), theta};
+  Objective objective{X, y, ard, options.learn_signal_variance, 0, std::numeric_limits<double>::infinity(), theta};
   StartResult result;
   double fx = 0.0;
   try {
@@ -226,7 +229,10 @@ Model fit(const RegressionData& train, const Options& options, Rng& rng) {
   }
   for (int r = 0; r < options.restarts; ++r) {
     Eigen::VectorXd theta = to_log_vector(initial, options.ard);
-    for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] += uniform(rng, -std::log(10.0), std::log(10.0));
+    for (Eigen::Index k = 0; k < theta.size(); ++k) {
+      const double shift = uniform(rng, -std::log(10.0), std::log(10.0));
+      if (k > 0 || options.learn_signal_variance) theta[k] += shift;  // same draws either way
+    }
     results.push_back(optimize(train.X, train.y, options.ard, theta, options));
   }
   std::size_t best = 0;

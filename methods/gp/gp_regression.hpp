@@ -20,6 +20,9 @@ struct Options {
   double initial_bias_variance = 1.0;
   double initial_input_variance = 0.0;  // 0: 1 / (number of inputs)
   double initial_noise_variance = 0.1;
+  // false: the signal variance stays at initial_signal_variance, as in GPstuff's
+  // gpcf_neuralnetwork (the toolbox of the EP-NN paper), whose covariance has no magnitude.
+  bool learn_signal_variance = true;
 
   template <class Visitor>
   void visit(Visitor&& v) {
@@ -32,6 +35,8 @@ struct Options {
     v("initial_input_variance", initial_input_variance,
       "start value of the input weight variance(s); 0 means 1/inputs, so that u'Su is about 1 for normalized inputs");
     v("initial_noise_variance", initial_noise_variance, "start value of the noise variance");
+    v("learn_signal_variance", learn_signal_variance,
+      "optimize the signal variance; false keeps it at initial_signal_variance (GPstuff's neural-network covariance has no magnitude parameter)");
   }
   void validate() const;
 };
