@@ -224,6 +224,13 @@ std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   return std::make_unique<GaussianMixturePredictive>(std::move(means), std::move(variances), rule.weights);
 }
 
+int units_with_effect(const Posterior& posterior) {
+  int count = 0;
+  for (Eigen::Index k = 0; k + 1 < posterior.output_mean.size(); ++k)
+    if (posterior.output_mean[k] - 1.96 * std::sqrt(posterior.output_covariance(k, k)) > 0.0) ++count;
+  return count;
+}
+
 Model fit(const RegressionData& train, const Options& o, Rng& rng) {
   (void)rng;  // the algorithm is deterministic (section 3.5.3 initialization)
   o.validate();
@@ -356,7 +363,8 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
                         {"max_h_variance_change", last.max_variance_change},
                         {"noise_sd", std::exp(0.5 * posterior.theta_mean)},
                         {"skipped_sites", static_cast<double>(skipped)},
-                        {"sweeps", static_cast<double>(report.iterations)}};
+                        {"sweeps", static_cast<double>(report.iterations)},
+                        {"units_with_effect", static_cast<double>(units_with_effect(posterior))}};
   // The history of the LOO density (section 3.5.2), every 25th sweep: is it still climbing?
   for (std::size_t sweep = 25; sweep <= loo_trace.size(); sweep += 25)
     report.diagnostics.emplace_back("log_z_loo_sweep_" + std::to_string(sweep), loo_trace[sweep - 1]);

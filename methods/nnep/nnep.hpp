@@ -23,7 +23,8 @@
 // Report: iterations, log_z_loo (sum_i log Z_i, the approximate LOO density of section 3.5.2)
 // per the last sweep, log_z_ep (Appendix I), the largest tilted-vs-marginal differences of the
 // h means and variances in the last sweep, noise_sd = exp(E theta / 2), skipped (improper
-// cavities or tilted moments), and log_z_loo after every 25th sweep (log_z_loo_sweep_N).
+// cavities or tilted moments), units_with_effect (see below), and log_z_loo after every 25th
+// sweep (log_z_loo_sweep_N).
 #include <Eigen/Core>
 #include <string>
 #include <vector>
@@ -136,6 +137,10 @@ class Model final : public bnn::Model {
   Posterior posterior_;
   FitReport report_;
 };
+
+// Hidden units whose output weight v_k is above zero at the 95% level (the paper's reading of
+// Figure 4(c)); the others sit at or near the fixed point E(v_k) = 0 of section 2.3.
+int units_with_effect(const Posterior& posterior);
 
 Model fit(const RegressionData& train, const Options& options, Rng& rng);
 
