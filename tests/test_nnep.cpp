@@ -209,7 +209,7 @@ TEST_CASE("nn-ep-ard on case 2: the irrelevant input is pruned, linear scales gr
 
 TEST_CASE("nn-ep units_with_effect counts output weights above zero at the 95% level", "[nnep]") {
   Posterior posterior;
-  posterior.output_mean = Eigen::Vector4d(1.0, 0.15, 0.017, -3.0);  // v_1..v_3, then the bias v_0
+  posterior.output_mean = Eigen::Vector4d(1.0, 0.15, 0.017, 3.0);  // v_1..v_3, then the bias v_0
   posterior.output_covariance = Eigen::Vector4d(0.01, 0.01, 0.0001, 0.01).asDiagonal();
   // 1 - 1.96 * 0.1 > 0; 0.15 - 0.196 < 0; 0.017 - 0.0196 < 0; the bias is not a unit
   CHECK(units_with_effect(posterior) == 1);
