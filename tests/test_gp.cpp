@@ -5,7 +5,6 @@
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <limits>
 
 #include "methods/core/lapack.hpp"
 #include "methods/core/rng.hpp"
@@ -14,6 +13,7 @@
 #include "methods/gp/nn_kernel.hpp"
 #include "methods/gp/vectorized_asin.hpp"
 #include "methods/registry.hpp"
+#include "test_helpers.hpp"
 
 using namespace bnn;
 using namespace bnn::gp;
@@ -226,12 +226,7 @@ TEST_CASE("GP fit: optimizer improves the evidence, GP-ARD starts from the GP op
   options.ard = true;
   Rng rng2(7);
   const gp::Model ard = fit(data, options, rng2);
-  const auto value = [](const gp::Model& m, const std::string& name) {
-    for (const auto& [k, v] : m.report().diagnostics)
-      if (k == name) return v;
-    FAIL("no diagnostic " << name);
-    return 0.0;
-  };
+  const auto value = [](const gp::Model& m, const std::string& name) { return test::diagnostic(m.report(), name); };
   Hyperparameters start;
   start.kernel.input_variances = Eigen::VectorXd::Ones(3);
   const double initial = log_marginal_likelihood(data.X, data.y, to_log_vector(start, false), false).log_marginal_likelihood;
@@ -275,11 +270,7 @@ TEST_CASE("GP with a fixed signal variance (GPstuff's form) keeps it and still f
     CHECK(free.hyperparameters().kernel.signal_variance != 1.0);
     // The fixed fit is a constrained optimum of the same evidence: not above the free one, and
     // still explains the sine (noise near its true 0.01).
-    const auto log_ml = [](const gp::Model& m) {
-      for (const auto& [k, v] : m.report().diagnostics)
-        if (k == "log_marginal_likelihood") return v;
-      return std::numeric_limits<double>::quiet_NaN();
-    };
+    const auto log_ml = [](const gp::Model& m) { return test::diagnostic(m.report(), "log_marginal_likelihood"); };
     CHECK(log_ml(fixed) <= log_ml(free) + 1e-6);
     CHECK(fixed.hyperparameters().noise_variance == Approx(0.01).epsilon(0.6));
   }

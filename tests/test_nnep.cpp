@@ -199,9 +199,7 @@ TEST_CASE("nn-ep-ard on case 2: the irrelevant input is pruned, linear scales gr
   CHECK(history == model.report().iterations / 25);
   CHECK(history >= 1);
   // the count of units with an effect is reported and agrees with q(v)
-  double reported = -1.0;
-  for (const auto& [key, value] : model.report().diagnostics)
-    if (key == "units_with_effect") reported = value;
+  const double reported = test::diagnostic(model.report(), "units_with_effect");
   CHECK(reported == units_with_effect(q));
   CHECK(reported >= 1.0);
   CHECK(reported <= o.hidden_units);

@@ -139,7 +139,6 @@ struct Objective {
   const Eigen::MatrixXd& X;
   const Eigen::VectorXd& y;
   bool ard;
-  bool learn_signal_variance;
   long evaluations = 0;
   double best = std::numeric_limits<double>::infinity();
   Eigen::VectorXd best_theta;
@@ -152,8 +151,6 @@ struct Objective {
       return 1e300;
     }
     grad = -e.gradient;
-    // A zero gradient component keeps L-BFGS-B from moving it (theta[0] = log signal variance).
-    if (!learn_signal_variance) grad[0] = 0.0;
     if (-e.log_marginal_likelihood < best) {
       best = -e.log_marginal_likelihood;
       best_theta = theta;
@@ -180,10 +177,11 @@ StartResult optimize(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, bool ar
   param.delta = 1e-7;  // also stop when the objective improves by less than this (relative)
   param.max_linesearch = 40;
   LBFGSpp::LBFGSBSolver<double> solver(param);
-  const Eigen::VectorXd lower = Eigen::VectorXd::Constant(theta.size(), -kLogBound);
-  const Eigen::VectorXd upper = Eigen::VectorXd::Constant(theta.size(), kLogBound);
+  Eigen::VectorXd lower = Eigen::VectorXd::Constant(theta.size(), -kLogBound);
+  Eigen::VectorXd upper = Eigen::VectorXd::Constant(theta.size(), kLogBound);
   theta = theta.cwiseMax(lower).cwiseMin(upper);
-  Objective objective{X, y, ard, options.learn_signal_variance, 0, std::numeric_limits<double>::infinity(), theta};
+  if (!options.learn_signal_variance) lower[0] = upper[0] = theta[0];  // log signal variance held
+  Objective objective{X, y, ard, 0, std::numeric_limits<double>::infinity(), theta};
   StartResult result;
   double fx = 0.0;
   try {
