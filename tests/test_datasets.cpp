@@ -23,6 +23,7 @@
 #include "datasets/src/protocol.hpp"
 #include "datasets/src/registry.hpp"
 #include "datasets/src/synthetic.hpp"
+#include "datasets/src/target_transform.hpp"
 #include "datasets/src/text_table.hpp"
 #include "methods/core/rng.hpp"
 #include "test_helpers.hpp"
@@ -946,4 +947,35 @@ TEST_CASE("synthetic: irrelevant uniform inputs", "[datasets]") {
   CHECK(copy.X == d.X);
   append_irrelevant_uniform_inputs(d, 0, r1);
   CHECK(d.X.cols() == 102);
+}
+
+TEST_CASE("target transforms: values, domain errors, names", "[datasets]") {
+  Dataset d;
+  d.name = "counts";
+  d.origin = "counts/data.txt";
+  d.X = Eigen::MatrixXd::Zero(4, 1);
+  d.y = Eigen::Vector4d(0.0, 1.0, 4.0, 2.25);
+  Dataset logged = d;
+  apply_target_transform(d, TargetTransform::sqrt);
+  CHECK(d.y == Eigen::Vector4d(0.0, 1.0, 2.0, 1.5));
+  apply_target_transform(logged, TargetTransform::log1p);
+  CHECK(logged.y(2) == Approx(std::log(5.0)).epsilon(1e-15));
+  Dataset untouched = d;
+  apply_target_transform(untouched, TargetTransform::none);
+  CHECK(untouched.y == d.y);
+
+  Dataset negative = d;
+  negative.y(2) = -0.5;
+  const auto e = data_error([&] { apply_target_transform(negative, TargetTransform::sqrt); });
+  REQUIRE(e);
+  CHECK(e->file() == "counts/data.txt");
+  CHECK_THAT(std::string(e->what()), Catch::Contains("counts") && Catch::Contains("data row 3") &&
+                                         Catch::Contains("sqrt(y)"));
+  CHECK(negative.y(0) == 0.0);
+  negative.y(2) = -1.0;
+  CHECK(data_error([&] { apply_target_transform(negative, TargetTransform::log1p); }));
+
+  for (const auto t : {TargetTransform::none, TargetTransform::sqrt, TargetTransform::log1p})
+    CHECK(parse_target_transform(to_string(t)) == t);
+  CHECK_THROWS_WITH(parse_target_transform("log"), Catch::Contains("'log' is not one of none, sqrt, log1p"));
 }

@@ -196,6 +196,9 @@ TEST_CASE("every shipped experiment spec parses and names known data sets", "[sp
   CHECK(epnn.protocol_for(kin).n_train == 5000);
   CHECK(epnn.methods[0].options_for("kin40k", {}).at("hidden_units") == "30");
   CHECK(epnn.methods[0].options_for("boston", {"housing"}).at("hidden_units") == "10");
+  const auto& crime = *std::find_if(epnn.datasets.begin(), epnn.datasets.end(), [](const auto& d) { return d.name == "crime"; });
+  CHECK(crime.target_transform == data::TargetTransform::sqrt);
+  CHECK(kin.target_transform == data::TargetTransform::none);
 }
 
 TEST_CASE("malformed specs are errors naming file and line", "[spec]") {
@@ -217,6 +220,8 @@ TEST_CASE("malformed specs are errors naming file and line", "[spec]") {
   expect_line("name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[per_dataset.yacht]\nirrelevant_inputs = 3\n[[method]]\nmethod = \"linear\"\n",
               4, "not in 'datasets'");
   expect_line("name = \"x\"\nscale = \"log\"\n", 2, "\"original\" or \"normalized\"");
+  expect_line("name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[per_dataset.boston]\ntarget_transform = \"log\"\n[[method]]\nmethod = \"linear\"\n",
+              5, "'log' is not one of none, sqrt, log1p");
   expect_line("name = = 3\n", 1, "");
 }
 
@@ -280,6 +285,31 @@ TEST_CASE("plan of quickstart: same splits for every method, shards partition th
   CHECK(make_plan(spec, registry, only).jobs.size() == 4);
   only.only_methods = {"nope"};
   CHECK_THROWS_WITH(make_plan(spec, registry, only), Catch::Contains("has no method 'nope'"));
+}
+
+TEST_CASE("plan: a target transform is applied on loading and extends the config identity", "[plan]") {
+  const auto registry = shipped_registry();
+  ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
+  PlanOptions only;
+  only.only_datasets = {"epnn-case1"};
+  only.only_methods = {"linear"};
+  const Plan raw = make_plan(spec, registry, only);
+  const ConfigIdentity raw_id = config_identity(spec, spec.datasets[1], registry.find("epnn-case1"), spec.methods[0]);
+  CHECK(raw_id.canonical.find("target_transform") == std::string::npos);  // stored hashes stay valid
+
+  spec.datasets[1].target_transform = data::TargetTransform::log1p;
+  const ConfigIdentity log_id = config_identity(spec, spec.datasets[1], registry.find("epnn-case1"), spec.methods[0]);
+  CHECK(log_id.hash != raw_id.hash);
+  CHECK_THAT(log_id.canonical, Catch::EndsWith("|target_transform=log1p"));
+  const Eigen::VectorXd& y = raw.datasets[0].data.y;
+  REQUIRE(y.minCoeff() > -1.0);
+  const Plan logged = make_plan(spec, registry, only);
+  CHECK(logged.datasets[0].data.y == y.array().log1p().matrix());
+  CHECK(logged.jobs[0].key.config_hash == log_id.hash);
+  // A target outside the transform's domain stops the plan with the data set's name.
+  spec.datasets[1].target_transform = data::TargetTransform::sqrt;
+  REQUIRE(y.minCoeff() < 0.0);
+  CHECK_THROWS_WITH(make_plan(spec, registry, only), Catch::Contains("epnn-case1") && Catch::Contains("sqrt(y)"));
 }
 
 TEST_CASE("runner: failures are recorded per job, results do not depend on threads", "[runner]") {

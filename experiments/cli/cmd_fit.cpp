@@ -6,6 +6,7 @@
 #include "common.hpp"
 #include "datasets/src/load.hpp"
 #include "datasets/src/normalize.hpp"
+#include "datasets/src/target_transform.hpp"
 #include "experiments/src/metrics.hpp"
 #include "methods/registry.hpp"
 
@@ -23,6 +24,7 @@ data::Header parse_header(const std::string& h) {
 int cmd_fit(const std::vector<std::string>& args) {
   CommonOptions common;
   std::string method_name, train_file, test_file, target = "last", delimiter = "auto", header = "auto", predictions;
+  std::string target_transform = "none";
   std::vector<std::string> settings;
   std::uint64_t seed = 1;
   po::options_description options("bnnbench fit options");
@@ -33,6 +35,7 @@ int cmd_fit(const std::vector<std::string>& args) {
       ("target", po::value(&target), "target column: 0-based number, header name, or 'last' (default)")
       ("delimiter", po::value(&delimiter), "auto, whitespace or comma")
       ("header", po::value(&header), "first row holds column names: auto, yes or no")
+      ("target-transform", po::value(&target_transform), "model a transform of the target: none, sqrt or log1p")
       ("set", po::value(&settings)->composing(), "method option OPTION=VALUE (repeatable)")
       ("seed", po::value(&seed), "random seed of the fit")
       ("predictions", po::value(&predictions), "write per-test-point predictions to this CSV file");
@@ -43,7 +46,8 @@ int cmd_fit(const std::vector<std::string>& args) {
   if (common.help) {
     print_help("usage: bnnbench fit METHOD --train FILE --test FILE [--target COLUMN] [--set OPTION=VALUE]\n\n"
                "Normalizes inputs and target on the training file, fits, predicts the test file and\n"
-               "prints metrics in the target's original units.",
+               "prints metrics in the target's original units (of the transformed target with\n"
+               "--target-transform).",
                options);
     return 0;
   }
@@ -58,9 +62,17 @@ int cmd_fit(const std::vector<std::string>& args) {
   }
   method.canonical_config(params);  // validates options before any work
 
+  data::TargetTransform transform = data::TargetTransform::none;
+  try {
+    transform = data::parse_target_transform(target_transform);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--target-transform: ") + e.what());
+  }
   const data::TextFormat format{data::parse_delimiter(delimiter), parse_header(header), false};
-  const data::Dataset train = data::load_user_table(train_file, target, format);
-  const data::Dataset test = data::load_user_table(test_file, target, format);
+  data::Dataset train = data::load_user_table(train_file, target, format);
+  data::Dataset test = data::load_user_table(test_file, target, format);
+  data::apply_target_transform(train, transform);
+  data::apply_target_transform(test, transform);
   if (train.X.cols() != test.X.cols())
     throw std::invalid_argument(test_file + " has " + std::to_string(test.X.cols()) + " feature columns but " +
                                 train_file + " has " + std::to_string(train.X.cols()));
@@ -80,7 +92,10 @@ int cmd_fit(const std::vector<std::string>& args) {
   std::printf("fit status    %s%s%s\n", to_string(model->report().status).c_str(),
               model->report().message.empty() ? "" : ": ", model->report().message.c_str());
   std::printf("rmse          %.6g\n", metrics.at("rmse"));
-  std::printf("test_ll       %.6g   (mean log density per test point, original units)\n", metrics.at("test_ll"));
+  if (transform != data::TargetTransform::none)
+    std::printf("target        %s (metrics on that scale)\n", data::describe_target(transform).c_str());
+  std::printf("test_ll       %.6g   (mean log density per test point, %s units)\n", metrics.at("test_ll"),
+              transform == data::TargetTransform::none ? "original" : "transformed");
   std::printf("coverage95    %.4f\n", metrics.at("coverage95"));
   std::printf("crps          %.6g\n", metrics.at("crps"));
   std::printf("fit_seconds   %.4f\n", std::chrono::duration<double>(t1 - t0).count());

@@ -50,6 +50,9 @@ ConfigIdentity config_identity(const ExperimentSpec& spec, const DatasetConfig& 
   id.canonical = "method=" + method.method + "|options=" + options + "|seed=" + std::to_string(spec.seed) +
                  "|protocol=" + spec.protocol_for(dataset).describe() + "|scale=" + spec.scale +
                  "|irrelevant_inputs=" + std::to_string(dataset.irrelevant_inputs);
+  // Only a transformed target extends the identity, so results of untransformed data keep theirs.
+  if (dataset.target_transform != data::TargetTransform::none)
+    id.canonical += "|target_transform=" + data::to_string(dataset.target_transform);
   id.hash = hex16(hash_bytes(id.canonical));
   return id;
 }
@@ -126,6 +129,7 @@ Plan make_plan(const ExperimentSpec& spec, const data::DatasetRegistry& registry
     pd.config = dc;
     pd.protocol = spec.protocol_for(dc);
     pd.data = data::load_dataset(ds, options.data_dir);
+    data::apply_target_transform(pd.data, dc.target_transform);
     if (dc.irrelevant_inputs > 0) {
       Rng rng(derive_seed(derive_seed(spec.seed, "irrelevant-inputs"), ds.name));
       data::append_irrelevant_uniform_inputs(pd.data, dc.irrelevant_inputs, rng);

@@ -81,6 +81,10 @@ std::string provenance(const ReportData& r, const std::string& bullet) {
   const ExperimentSpec& s = *r.spec;
   out << bullet << "Paper: " << (s.paper.empty() ? "—" : s.paper) << "\n";
   out << bullet << "Metrics on the " << (s.scale == "original" ? "original target scale" : "normalized target scale (training-part mean and sd)") << "; experiment seed " << s.seed << "\n";
+  for (const auto& d : s.datasets)
+    if (d.target_transform != data::TargetTransform::none)
+      out << bullet << d.name << ": target transformed on loading to " << data::describe_target(d.target_transform)
+          << ", so its metrics are on that scale\n";
   std::set<std::string> versions, hosts, machines;
   double wall = 0;
   long jobs_run = 0;

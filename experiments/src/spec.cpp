@@ -130,6 +130,14 @@ class SpecReader {
             if (!ir->is_integer() || *ir->value<std::int64_t>() < 0) fail(*ir, "'irrelevant_inputs' must be an integer >= 0");
             d.irrelevant_inputs = static_cast<long>(*ir->value<std::int64_t>());
           }
+          if (const toml::node* tt = pd->get("target_transform")) {
+            if (!tt->is_string()) fail(*tt, "'target_transform' must be a string: none, sqrt or log1p");
+            try {
+              d.target_transform = data::parse_target_transform(*tt->value<std::string>());
+            } catch (const std::invalid_argument& e) {
+              fail(*tt, e.what());
+            }
+          }
         }
       }
       s.datasets.push_back(std::move(d));

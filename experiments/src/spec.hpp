@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "datasets/src/protocol.hpp"
+#include "datasets/src/target_transform.hpp"
 #include "methods/core/options.hpp"
 
 namespace bnn::exp {
@@ -18,6 +19,7 @@ struct DatasetConfig {
   std::string name;                   // as written in the spec (resolved via the registry)
   std::optional<data::Protocol> protocol;  // overrides the experiment's protocol
   long irrelevant_inputs = 0;         // uniform noise inputs appended (EP-NN Kin40k)
+  data::TargetTransform target_transform = data::TargetTransform::none;  // applied on loading
 };
 
 struct MethodConfig {

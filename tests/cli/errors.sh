@@ -43,12 +43,17 @@ expect_error 2 'constant.txt: .*target is constant' fit --train constant.txt --t
 printf '1 2\n4 5\n' > narrow.txt
 expect_error 2 'narrow.txt has 1 feature columns but good.txt has 2' fit --train good.txt --test narrow.txt
 expect_error 2 "cannot open the file" fit --train does-not-exist.txt --test good.txt
+printf '1 2 3\n4 5 -6\n7 8 9\n' > negative.txt
+expect_error 2 'negative.txt: .*data row 2 is outside the domain of sqrt\(y\)' fit --train good.txt --test negative.txt --target-transform sqrt
+expect_error 2 "--target-transform: target transform 'log' is not one of none, sqrt, log1p" fit --train good.txt --test good.txt --target-transform log
 
 # Good files work, with CRLF and "\r\r\n" endings and blank trailing lines.
 printf '1,2,3\r\n4,5,6\r\n7,8,9\r\n10,11,13\r\n\r\n' > crlf.txt
 printf '1 2 3\r\r\n4 5 6\r\r\n7 8 9\r\r\n10 11 13\r\r\n' > crcrlf.txt
 "$BNNBENCH" fit linear --train crlf.txt --test crcrlf.txt >fit.txt || fail "CRLF files rejected"
 grep -q '^rmse' fit.txt || fail "fit printed no rmse"
+"$BNNBENCH" fit linear --header no --train good.txt --test good.txt --target-transform sqrt >fit.txt || fail "sqrt target rejected"
+grep -q '^target *sqrt(y)' fit.txt || fail "fit did not say the target is transformed"
 
 # Bad options name the option.
 expect_error 2 'linear: prior_precision is -1, but must be finite and > 0' fit --train good.txt --test good.txt --set prior_precision=-1
