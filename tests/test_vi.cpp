@@ -32,14 +32,18 @@ TEST_CASE("VI bound gradients match finite differences with fixed draws", "[vi]"
   Eigen::VectorXd x(2);
   x << 0.5, -1.2;
   const double y = 0.8, n = 50.0;
-  for (const char* estimator : {"local", "weights"}) {
+  // With the adaptive prior the bound's KL term uses the prior that is optimal for q itself, so
+  // the finite differences also move the prior: the analytic gradient must still agree.
+  for (const auto& [estimator, prior] : {std::pair{"local", "fixed"}, std::pair{"weights", "fixed"},
+                                         std::pair{"local", "adaptive"}, std::pair{"weights", "adaptive"}}) {
     vi::Options options;
     options.estimator = estimator;
+    options.prior = prior;
     options.prior_variance = 2.0;
     const auto bound = [&](const vi::Posterior& p) {
       Rng draws(99);  // the same draws every time
       vi::BoundGradient unused;
-      return vi::point_loss(p, x, y, n, options, draws, unused) + vi::kl_divergence(p, options.prior_variance) / n;
+      return vi::point_loss(p, x, y, n, options, draws, unused) + vi::kl_divergence(p, vi::prior_for(p, options)) / n;
     };
     Rng draws(99);
     vi::BoundGradient g;
@@ -54,7 +58,7 @@ TEST_CASE("VI bound gradients match finite differences with fixed draws", "[vi]"
           pb.data()[k] -= 1e-6;
           const double fd = (bound(a) - bound(b)) / 2e-6;
           const double analytic = (which == 0 ? g.d_mean[l] : g.d_rho[l]).data()[k];
-          INFO(estimator << " layer " << l << " weight " << k << (which == 0 ? " mean" : " rho"));
+          INFO(estimator << " " << prior << " layer " << l << " weight " << k << (which == 0 ? " mean" : " rho"));
           CHECK(analytic == Approx(fd).epsilon(1e-5).margin(1e-8));
         }
       }
@@ -97,7 +101,33 @@ TEST_CASE("VI KL term equals the closed form", "[vi]") {
   q.rho = {RowMatrix::Constant(1, 2, std::log(0.2))};
   // KL(N(0.5, 0.04) || N(0, 2)) = 1/2 log(2/0.04) + (0.04 + 0.25)/(2*2) - 1/2, per weight.
   const double per_weight = 0.5 * std::log(2.0 / 0.04) + 0.29 / 4.0 - 0.5;
-  CHECK(vi::kl_divergence(q, 2.0) == Approx(2 * per_weight));
+  CHECK(vi::kl_divergence(q, vi::GaussianPrior{0.0, 2.0}) == Approx(2 * per_weight));
+}
+
+TEST_CASE("VI adaptive prior minimizes the KL term", "[vi]") {
+  Rng rng(8);
+  const vi::Posterior q = random_posterior(rng);
+  const vi::GaussianPrior best = vi::adaptive_prior(q);
+  // Closed form on all 17 weights: the mean of the means, the mean of sd^2 + (mu - mean)^2.
+  double sum = 0.0, count = 0.0;
+  for (const auto& m : q.mean) {
+    sum += m.sum();
+    count += static_cast<double>(m.size());
+  }
+  CHECK(count == 17.0);
+  CHECK(best.mean == Approx(sum / count).epsilon(1e-14));
+  const double kl = vi::kl_divergence(q, best);
+  for (const double dm : {-0.05, 0.05})
+    CHECK(vi::kl_divergence(q, {best.mean + dm, best.variance}) > kl);
+  for (const double scale : {0.95, 1.05})
+    CHECK(vi::kl_divergence(q, {best.mean, best.variance * scale}) > kl);
+  vi::Options options;
+  options.prior = "adaptive";
+  CHECK(vi::prior_for(q, options).variance == best.variance);
+  options.prior = "fixed";
+  options.prior_variance = 3.0;
+  CHECK(vi::prior_for(q, options).mean == 0.0);
+  CHECK(vi::prior_for(q, options).variance == 3.0);
 }
 
 TEST_CASE("VI fits a noisy sine, and its options are validated", "[vi]") {
@@ -130,4 +160,5 @@ TEST_CASE("VI fits a noisy sine, and its options are validated", "[vi]") {
   CHECK_THAT(diverged->report().message, Catch::Contains("the bound diverged with learning rate 1e+06"));
   CHECK_THROWS_WITH(find_method("vi").fit(data, {{"estimator", "magic"}}, rng), Catch::Contains("vi: estimator is 'magic'"));
   CHECK_THROWS_WITH(find_method("vi").fit(data, {{"predictive_samples", "1"}}, rng), Catch::Contains("vi: predictive_samples is 1"));
+  CHECK_THROWS_WITH(find_method("vi").fit(data, {{"prior", "flat"}}, rng), Catch::Contains("vi: prior is 'flat', but must be fixed or adaptive"));
 }

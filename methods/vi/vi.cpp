@@ -24,14 +24,15 @@ std::pair<double, double> from_unit_square(const Eigen::VectorXd& u) {
 
 
 // Adds the KL gradient (divided by n) with respect to mean and sd; d_sd is turned into d_rho
-// by the caller.
-void add_kl_gradient(const Posterior& q, double prior_variance, double n, BoundGradient& g,
+// by the caller. For the adaptive prior this is also the total gradient: the prior's mean and
+// variance minimize the KL, so their own dependence on q contributes nothing.
+void add_kl_gradient(const Posterior& q, const GaussianPrior& prior, double n, BoundGradient& g,
                      std::vector<RowMatrix>& d_sd) {
   for (std::size_t l = 0; l < q.mean.size(); ++l) {
     const auto mu = q.mean[l].array();
     const Eigen::ArrayXXd sd = q.rho[l].array().exp();
-    g.d_mean[l].array() += mu / (prior_variance * n);
-    d_sd[l].array() += (-1.0 / sd + sd / prior_variance) / n;
+    g.d_mean[l].array() += (mu - prior.mean) / (prior.variance * n);
+    d_sd[l].array() += (-1.0 / sd + sd / prior.variance) / n;
   }
 }
 
@@ -41,13 +42,33 @@ struct LocalCache {
 
 }  // namespace
 
-double kl_divergence(const Posterior& q, double prior_variance) {
+GaussianPrior adaptive_prior(const Posterior& q) {
+  double count = 0.0, sum = 0.0;
+  for (const auto& m : q.mean) {
+    count += static_cast<double>(m.size());
+    sum += m.sum();
+  }
+  GaussianPrior prior;
+  prior.mean = sum / count;
+  double spread = 0.0;
+  for (std::size_t l = 0; l < q.mean.size(); ++l)
+    spread += (2.0 * q.rho[l].array()).exp().sum() + (q.mean[l].array() - prior.mean).square().sum();
+  prior.variance = spread / count;
+  return prior;
+}
+
+GaussianPrior prior_for(const Posterior& q, const Options& options) {
+  if (options.prior == "adaptive") return adaptive_prior(q);
+  return {0.0, options.prior_variance};
+}
+
+double kl_divergence(const Posterior& q, const GaussianPrior& prior) {
   double kl = 0.0;
   for (std::size_t l = 0; l < q.mean.size(); ++l)
     for (Eigen::Index k = 0; k < q.mean[l].size(); ++k) {
       const double sd = std::exp(q.rho[l].data()[k]);
-      const double mu = q.mean[l].data()[k];
-      kl += 0.5 * std::log(prior_variance) - std::log(sd) + (sd * sd + mu * mu) / (2.0 * prior_variance) - 0.5;
+      const double offset = q.mean[l].data()[k] - prior.mean;
+      kl += 0.5 * std::log(prior.variance) - std::log(sd) + (sd * sd + offset * offset) / (2.0 * prior.variance) - 0.5;
     }
   return kl;
 }
@@ -59,6 +80,8 @@ void Options::validate() const {
     throw std::invalid_argument("vi: estimator is '" + estimator + "', but must be local, weights or graves");
   if (predictive != "gaussian" && predictive != "mixture")
     throw std::invalid_argument("vi: predictive is '" + predictive + "', but must be gaussian or mixture");
+  if (prior != "fixed" && prior != "adaptive")
+    throw std::invalid_argument("vi: prior is '" + prior + "', but must be fixed or adaptive");
   require_at_least(kName, "tuning_evaluations", tuning_evaluations, 1);
   require_in_open_unit(kName, "validation_fraction", validation_fraction);
   require_positive(kName, "learning_rate", learning_rate);
@@ -149,7 +172,7 @@ double point_loss(const Posterior& q, const Eigen::Ref<const Eigen::VectorXd>& x
       delta = (c.a[l - 1].array() > 0.0).select(d_z.head(units), 0.0);
     }
   }
-  add_kl_gradient(q, options.prior_variance, n, g, d_sd);
+  add_kl_gradient(q, prior_for(q, options), n, g, d_sd);
   for (std::size_t l = 0; l < L; ++l)
     g.d_rho[l] = d_sd[l].array() * q.rho[l].array().exp();  // d sd / d log sd = sd
   const double r = output - y;

@@ -34,6 +34,7 @@ struct Options {
   double learning_rate = 1e-3;  // used as given when tune = false
   double momentum = 0.9;
   double prior_variance = 1.0;
+  std::string prior = "fixed";  // or "adaptive" (Graves 2011, sec. 5)
   double initial_sd = 0.01;            // initial posterior standard deviation of each weight
   double initial_noise_variance = 0.5;  // on the normalized target scale
   int predictive_samples = 100;
@@ -49,7 +50,8 @@ struct Options {
     v("validation_fraction", validation_fraction, "part of the training data held out for tuning");
     v("learning_rate", learning_rate, "SGD step size (when tune = false)");
     v("momentum", momentum, "SGD momentum (when tune = false)");
-    v("prior_variance", prior_variance, "variance of the Gaussian prior on every weight");
+    v("prior_variance", prior_variance, "variance of the Gaussian prior on every weight (prior = fixed)");
+    v("prior", prior, "fixed: N(0, prior_variance); adaptive: one Gaussian prior for all weights whose mean and variance are set to their optimum under q at every update (Graves 2011, sec. 5)");
     v("initial_sd", initial_sd, "initial posterior standard deviation of every weight");
     v("initial_noise_variance", initial_noise_variance, "initial noise variance (normalized targets)");
     v("predictive_samples", predictive_samples, "Monte Carlo draws of the weights for predictions");
@@ -78,8 +80,19 @@ struct BoundGradient {
 double point_loss(const Posterior& q, const Eigen::Ref<const Eigen::VectorXd>& x, double y, double n,
                   const Options& options, Rng& rng, BoundGradient& gradient);
 
-// KL(q || N(0, prior_variance I)).
-double kl_divergence(const Posterior& q, double prior_variance);
+// The Gaussian prior every weight shares.
+struct GaussianPrior {
+  double mean = 0.0;
+  double variance = 1.0;
+};
+// Graves's adaptive prior: the mean and variance minimizing KL(q || prior), i.e. the average of
+// the posterior means and the average of sd^2 + (mean - prior mean)^2.
+GaussianPrior adaptive_prior(const Posterior& q);
+// The prior the options ask for, given q.
+GaussianPrior prior_for(const Posterior& q, const Options& options);
+
+// KL(q || N(prior.mean, prior.variance I)).
+double kl_divergence(const Posterior& q, const GaussianPrior& prior);
 
 class Model final : public bnn::Model {
  public:
