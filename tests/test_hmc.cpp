@@ -16,6 +16,7 @@
 #include "methods/hmc/nn_mc.hpp"
 #include "methods/hmc/sampler.hpp"
 #include "methods/registry.hpp"
+#include "test_helpers.hpp"
 
 using namespace bnn;
 using namespace bnn::hmc;
@@ -223,6 +224,60 @@ TEST_CASE("Gibbs precision draws follow their Gamma conditional", "[hmc]") {
   }
 }
 
+TEST_CASE("two-level ARD: linked input groups and the common variance's conditional", "[hmc]") {
+  const MlpShape shape{3, {4}, Activation::tanh};
+  Options options;
+  options.prior = "ard2";
+  options.input_prior_scale = 0.05;
+  options.input_individual_shape = 0.5;
+  options.weight_prior_shape = 0.25;
+  PriorGroups groups = make_prior_groups(shape, options);
+  REQUIRE(groups.linked == std::vector<int>{0, 1, 2});  // the three input groups only
+  CHECK(groups.names.size() == 3 + 1 + 2);
+  CHECK(groups.shape[0] == 0.5);
+  CHECK(groups.rate[0] == Approx(0.5 * 0.0025));  // mean precision 1 / scale^2 to start
+  CHECK(groups.common_shape == 0.25);
+  CHECK(groups.common_rate == Approx(0.25 * 0.0025));
+  const double output_rate = groups.rate[4];
+  groups.set_common_variance(0.01);
+  CHECK(groups.rate[2] == Approx(0.005));
+  CHECK(groups.rate[4] == output_rate);
+
+  // The slice sampler's draws of v = log u against the conditional's mean by quadrature:
+  // log p(v) = (sum a_j - a0) v - (sum a_j tau_j) e^v - r0 e^-v.
+  Eigen::VectorXd precision = Eigen::VectorXd::Ones(groups.shape.size());
+  precision.head(3) << 400.0, 9000.0, 2.0;  // one relevant input, two pruned ones
+  const double a = 1.5, weighted = 0.5 * (400.0 + 9000.0 + 2.0), a0 = 0.25, r0 = 0.25 * 0.0025;
+  const auto log_density = [&](double v) { return (a - a0) * v - weighted * std::exp(v) - r0 * std::exp(-v); };
+  double z = 0.0, first = 0.0;
+  for (double v = -30.0; v <= 10.0; v += 1e-3) {
+    const double w = std::exp(log_density(v) - log_density(-8.0));
+    z += w;
+    first += w * v;
+  }
+  const double expected = first / z;
+  Chains draws(4);
+  for (std::size_t c = 0; c < draws.size(); ++c) {
+    Rng rng(100 + c);
+    double u = 1.0;  // far from the bulk: the stepping-out must find it
+    for (int k = 0; k < 6000; ++k) {
+      u = draw_common_variance(groups, precision, u, rng);
+      if (k >= 1000) draws[c].push_back(std::log(u));
+    }
+  }
+  double mean = 0.0, count = 0.0, sq = 0.0;
+  for (const auto& chain : draws)
+    for (const double v : chain) {
+      mean += v;
+      sq += v * v;
+      count += 1.0;
+    }
+  mean /= count;
+  const double sd = std::sqrt(sq / count - mean * mean);
+  CHECK(split_rhat(draws) < 1.01);
+  CHECK(std::abs(mean - expected) < 4.0 * sd / std::sqrt(ess_bulk(draws)));
+}
+
 TEST_CASE("HMC reproduces the exact posterior of Bayesian linear regression", "[hmc]") {
   Rng rng(1);
   const RegressionData data = toy_data(40, 3, rng);
@@ -332,6 +387,26 @@ TEST_CASE("nn-mc fits and predicts a mixture deterministically", "[hmc]") {
   CHECK(has("accept_rate"));
 }
 
+TEST_CASE("nn-mc with two-level ARD keeps the relevant inputs and shrinks the others", "[hmc]") {
+  Rng data_rng(6);
+  const RegressionData data = toy_data(120, 5, data_rng);  // y depends on inputs 1 and 5 only
+  const ParamMap params{{"hidden_layers", "5"}, {"warmup", "300"}, {"samples", "400"}, {"thin", "2"},
+                        {"leapfrog_steps", "10"}, {"chains", "2"}, {"prior", "ard2"}, {"input_prior_scale", "0.05"}};
+  Rng rng(9);
+  const auto model = find_method("nn-mc").fit(data, params, rng);
+  const FitReport& report = model->report();
+  REQUIRE(report.status == FitStatus::ok);
+  const double common = test::diagnostic(report, "sd.inputs_common");
+  CHECK(std::isfinite(common));
+  CHECK(common > 0.0);
+  CHECK(std::abs(common - 0.05) > 1e-3);  // sampled, not left at its prior scale
+  for (const char* irrelevant : {"sd.input_2", "sd.input_3", "sd.input_4"}) {
+    INFO(irrelevant);
+    CHECK(test::diagnostic(report, irrelevant) < test::diagnostic(report, "sd.input_1"));
+    CHECK(test::diagnostic(report, irrelevant) < test::diagnostic(report, "sd.input_5"));
+  }
+}
+
 TEST_CASE("nn-mc rejects bad options with a clear message", "[hmc]") {
   const MethodEntry& method = find_method("nn-mc");
   CHECK_THROWS_WITH(method.canonical_config({{"leapfrog_steps", "0"}}),
@@ -339,4 +414,6 @@ TEST_CASE("nn-mc rejects bad options with a clear message", "[hmc]") {
   CHECK_THROWS_WITH(method.canonical_config({{"metric", "euclid"}}), Catch::Contains("metric is 'euclid'"));
   CHECK_THROWS_WITH(method.canonical_config({{"activation", "sigmoid"}}), Catch::Contains("activation 'sigmoid'"));
   CHECK_THROWS_WITH(method.canonical_config({{"samples", "10"}}), Catch::Contains("samples is 10"));
+  CHECK_THROWS_WITH(method.canonical_config({{"prior", "ard3"}}), Catch::Contains("prior is 'ard3', but must be ard, ard2, layer or shared"));
+  CHECK_THROWS_WITH(method.canonical_config({{"input_individual_shape", "0"}}), Catch::Contains("nn-mc: input_individual_shape is 0"));
 }

@@ -19,9 +19,10 @@ namespace bnn::hmc {
 void Options::validate(std::string_view method) const {
   require_hidden_layers(method, hidden_layers);
   parse_activation(activation);
-  if (prior != "ard" && prior != "layer" && prior != "shared")
-    throw std::invalid_argument(std::string(method) + ": prior is '" + prior + "', but must be ard, layer or shared");
+  if (prior != "ard" && prior != "ard2" && prior != "layer" && prior != "shared")
+    throw std::invalid_argument(std::string(method) + ": prior is '" + prior + "', but must be ard, ard2, layer or shared");
   require_positive(method, "weight_prior_shape", weight_prior_shape);
+  require_positive(method, "input_individual_shape", input_individual_shape);
   require_positive(method, "input_prior_scale", input_prior_scale);
   require_positive(method, "weight_prior_scale", weight_prior_scale);
   require_positive(method, "bias_prior_scale", bias_prior_scale);
@@ -86,10 +87,14 @@ PriorGroups make_prior_groups(const MlpShape& shape, const Options& o) {
       const Eigen::Index units = shape.layer_units(l), inputs = shape.layer_inputs(l);
       const Eigen::Index w0 = shape.weight_offset(l);
       const bool output = l == L;
-      if (l == 0 && !output && o.prior == "ard") {
+      if (l == 0 && !output && (o.prior == "ard" || o.prior == "ard2")) {
         for (Eigen::Index j = 0; j < inputs; ++j) {
           const int group = add_group("input " + std::to_string(j + 1), o.input_prior_scale);
           for (Eigen::Index k = 0; k < units; ++k) assign(w0 + k * inputs + j, 1, group, 1.0);
+          if (o.prior == "ard2") {
+            g.linked.push_back(group);
+            shapes[static_cast<std::size_t>(group)] = o.input_individual_shape;
+          }
         }
       } else if (l == 0 && !output) {
         assign(w0, units * inputs, add_group("input weights", o.input_prior_scale), 1.0);
@@ -106,7 +111,42 @@ PriorGroups make_prior_groups(const MlpShape& shape, const Options& o) {
   }
   g.shape = Eigen::Map<Eigen::VectorXd>(shapes.data(), static_cast<Eigen::Index>(shapes.size()));
   g.rate = Eigen::Map<Eigen::VectorXd>(rates.data(), static_cast<Eigen::Index>(rates.size()));
+  if (!g.linked.empty()) {
+    g.common_shape = o.weight_prior_shape;
+    g.common_rate = o.weight_prior_shape * o.input_prior_scale * o.input_prior_scale;  // E[1/u] = 1/scale^2
+    g.set_common_variance(o.input_prior_scale * o.input_prior_scale);
+  }
   return g;
+}
+
+void PriorGroups::set_common_variance(double u) {
+  for (const int g : linked) rate[g] = shape[g] * u;
+}
+
+double draw_common_variance(const PriorGroups& groups, const Eigen::VectorXd& precision, double u, Rng& rng) {
+  // log p(v | precisions), v = log u: sum_j [a_j v - a_j e^v tau_j] - a0 v - r0 e^-v (the
+  // Gamma(a0, r0) prior on 1/u with its Jacobian), a concave function of v.
+  double shape_sum = 0.0, weighted = 0.0;
+  for (const int g : groups.linked) {
+    shape_sum += groups.shape[g];
+    weighted += groups.shape[g] * precision[g];
+  }
+  const double a0 = groups.common_shape, r0 = groups.common_rate;
+  const auto log_density = [&](double v) { return (shape_sum - a0) * v - weighted * std::exp(v) - r0 * std::exp(-v); };
+  // Neal's (2003) slice sampler: stepping out by unit widths, then shrinkage.
+  const double v0 = std::log(u);
+  const double level = log_density(v0) + std::log(uniform01(rng));
+  constexpr double width = 1.0;
+  double lower = v0 - width * uniform01(rng), upper = lower + width;
+  for (int steps = 0; steps < 50 && log_density(lower) > level; ++steps) lower -= width;
+  for (int steps = 0; steps < 50 && log_density(upper) > level; ++steps) upper += width;
+  while (upper - lower > 1e-12 * (1.0 + std::abs(v0))) {
+    const double v = lower + (upper - lower) * uniform01(rng);
+    if (log_density(v) >= level) return std::exp(v);
+    if (v < v0) lower = v;
+    else upper = v;
+  }
+  return u;  // the interval shrank onto the current point
 }
 
 Eigen::VectorXd gibbs_precisions(const PriorGroups& groups, const Eigen::VectorXd& theta, Rng& rng) {
@@ -180,9 +220,12 @@ Chains per_chain(const std::vector<ChainResult>& chains, const std::function<dou
 
 }  // namespace
 
-ChainResult run_chain(const MlpShape& shape, const PriorGroups& groups, const RegressionData& train,
+ChainResult run_chain(const MlpShape& shape, const PriorGroups& prior_groups, const RegressionData& train,
                       const Options& o, const Eigen::MatrixXd& diagnostic_inputs, std::uint64_t seed) {
   ChainResult out;
+  PriorGroups groups = prior_groups;  // the linked rates follow this chain's common variance
+  double common_variance = o.input_prior_scale * o.input_prior_scale;
+  double common_variance_sum = 0.0;
   Rng rng(seed);
   const Eigen::Index P = shape.parameter_count();
   const double n = static_cast<double>(train.y.size());
@@ -324,6 +367,10 @@ ChainResult run_chain(const MlpShape& shape, const PriorGroups& groups, const Re
     const double E = mlp_squared_error(shape, state.q, train.X, train.y, ws, &error_gradient);
     if (o.update_hyperparameters && it >= o.hyper_delay) {
       precision = gibbs_precisions(groups, state.q, rng);
+      if (!groups.linked.empty()) {
+        common_variance = draw_common_variance(groups, precision, common_variance, rng);
+        groups.set_common_variance(common_variance);
+      }
       prior_precision = prior_precisions(groups, precision);
       noise_precision = gamma_draw(rng, noise_shape_post) / (noise_rate + E);
       integrated = o.hyperparameters == "integrated";
@@ -340,6 +387,7 @@ ChainResult run_chain(const MlpShape& shape, const PriorGroups& groups, const Re
     }
     if (!warming) {
       precision_sum += precision;
+      common_variance_sum += common_variance;
       ++precision_count;
       if ((it - o.warmup) % o.thin == o.thin - 1) {
         out.draws.push_back({state.q, 1.0 / noise_precision});
@@ -352,6 +400,7 @@ ChainResult run_chain(const MlpShape& shape, const PriorGroups& groups, const Re
   out.step = step;
   out.accept_rate = accept_sum / static_cast<double>(std::max<long>(1, kept * o.thin));
   out.mean_precisions = precision_sum / static_cast<double>(std::max<long>(1, precision_count));
+  out.mean_common_variance = common_variance_sum / static_cast<double>(std::max<long>(1, precision_count));
   return out;
 }
 
@@ -402,7 +451,9 @@ Model fit(const RegressionData& train, const Options& options, Rng& rng) {
   double accept = 0.0, step = 0.0, initial_rmse = 0.0, initial_evaluations = 0.0;
   long divergent = 0, divergent_warmup = 0;
   Eigen::VectorXd precisions = Eigen::VectorXd::Zero(groups.shape.size());
+  double common_variance = 0.0;
   for (const auto& c : good) {
+    common_variance += c.mean_common_variance / static_cast<double>(good.size());
     accept += c.accept_rate / static_cast<double>(good.size());
     step += c.step / static_cast<double>(good.size());
     divergent += c.divergent;
@@ -441,6 +492,7 @@ Model fit(const RegressionData& train, const Options& options, Rng& rng) {
     std::replace(name.begin(), name.end(), ' ', '_');
     d.emplace_back(name, 1.0 / std::sqrt(precisions[g]));
   }
+  if (!groups.linked.empty()) d.emplace_back("sd.inputs_common", std::sqrt(common_variance));  // posterior mean u as an sd
   if (divergent > 0) report.warnings.push_back(std::to_string(divergent) + " divergent trajectories after warm-up");
   if (rhat_loglik > 1.1) report.warnings.push_back("R-hat of the training log-likelihood is above 1.1");
   if (rhat_pred > 1.1) report.warnings.push_back("R-hat of predictions at training points is above 1.1");

@@ -27,8 +27,9 @@ namespace bnn::hmc {
 struct Options {
   std::vector<int> hidden_layers = {10};
   std::string activation = "tanh";  // tanh, relu or erf
-  std::string prior = "ard";        // ard, layer or shared (see PriorGroups)
+  std::string prior = "ard";        // ard, ard2, layer or shared (see PriorGroups)
   double weight_prior_shape = 0.5;
+  double input_individual_shape = 0.5;  // ard2: shape of each input's precision about the common one
   double input_prior_scale = 1.0;
   double weight_prior_scale = 1.0;
   double bias_prior_scale = 1.0;
@@ -55,9 +56,13 @@ struct Options {
     v("hidden_layers", hidden_layers, "units per hidden layer, e.g. 10 or 50,50");
     v("activation", activation, "hidden-unit nonlinearity: tanh, relu or erf (erf(a/sqrt2))");
     v("prior", prior,
-      "precision groups: ard (one per input, Neal), layer (one per layer's weights and biases), "
-      "shared (one for all, variances scaled by 1/(inputs+1) as in PBP)");
+      "precision groups: ard (one per input, Neal), ard2 (one per input, about a common precision that is "
+      "sampled too: Neal's two-level ARD), layer (one per layer's weights and biases), shared (one for all, "
+      "variances scaled by 1/(inputs+1) as in PBP)");
     v("weight_prior_shape", weight_prior_shape, "Gamma shape of every weight-precision hyperprior");
+    v("input_individual_shape", input_individual_shape,
+      "prior = ard2: Gamma shape of each input's precision about the inputs' common precision (0.5 is "
+      "Neal's alpha = 1); the common precision has shape weight_prior_shape and mean 1/input_prior_scale^2");
     v("input_prior_scale", input_prior_scale, "prior sd scale of the input-layer weights");
     v("weight_prior_scale", weight_prior_scale,
       "prior sd scale of deeper hidden weights (times 1/sqrt(fan-in)) and of all weights under prior=shared");
@@ -98,8 +103,19 @@ struct PriorGroups {
   Eigen::VectorXd shape, rate;
   std::vector<int> group;      // per parameter
   Eigen::VectorXd multiplier;  // per parameter
+  // Two-level ARD (prior = ard2): the input groups' precisions have Gamma(shape, shape * u)
+  // priors, i.e. mean 1/u, where u, the inputs' common variance, is itself unknown with
+  // 1/u ~ Gamma(common_shape, common_rate). Empty when there is no upper level.
+  std::vector<int> linked;  // the groups whose rate is shape * u
+  double common_shape = 0.0, common_rate = 0.0;
+  // Sets the linked groups' rates for a common variance u.
+  void set_common_variance(double u);
 };
 PriorGroups make_prior_groups(const MlpShape& shape, const Options& options);
+
+// One slice-sampling update of the common input variance u given the linked groups' current
+// precisions (its conditional is a generalized inverse Gaussian, log-concave in log u).
+double draw_common_variance(const PriorGroups& groups, const Eigen::VectorXd& precision, double u, Rng& rng);
 
 // Neal's (1996) heuristic for the curvature of -log p(theta | y, precisions) along each
 // weight: its prior precision plus noise_precision x (sum of squares of the weight's input)
@@ -125,6 +141,7 @@ struct ChainResult {
   double accept_rate = 0.0;  // after warm-up
   long divergent = 0, divergent_warmup = 0;
   Eigen::VectorXd mean_precisions;  // per group, after warm-up
+  double mean_common_variance = 0.0;  // prior = ard2: the inputs' common variance, after warm-up
   double initial_rmse = 0.0;         // training RMSE after the initial optimization
   long initial_evaluations = 0;      // gradient evaluations it used
   std::string error;                // non-empty if the chain failed
