@@ -242,6 +242,21 @@ TEST_CASE("settings given with --set override the spec", "[spec]") {
   CHECK_THROWS_WITH(apply_settings(spec, {"nope.x=3"}, has), Catch::Contains("no method labelled 'nope'"));
   CHECK_THROWS_WITH(apply_settings(spec, {"seed=-1"}, has), Catch::Contains("non-negative integer"));
   CHECK_THROWS_WITH(apply_settings(spec, {"novalue"}, has), Catch::Contains("KEY=VALUE"));
+
+  // A data set's target transform, e.g. to report epnn-table1's raw crime target.
+  ExperimentSpec epnn = load_experiment(find_experiment_file("epnn-table1"));
+  const auto crime = [&] {
+    return std::find_if(epnn.datasets.begin(), epnn.datasets.end(), [](const auto& d) { return d.name == "crime"; })->target_transform;
+  };
+  REQUIRE(crime() == data::TargetTransform::sqrt);
+  apply_settings(epnn, {"per_dataset.crime.target_transform=none"}, has);
+  CHECK(crime() == data::TargetTransform::none);
+  CHECK_THROWS_WITH(apply_settings(epnn, {"per_dataset.yacht.target_transform=sqrt"}, has),
+                    Catch::Contains("epnn-table1 has no data set 'yacht'; its data sets: boston"));
+  CHECK_THROWS_WITH(apply_settings(epnn, {"per_dataset.crime.irrelevant_inputs=3"}, has),
+                    Catch::Contains("only target_transform can be set"));
+  CHECK_THROWS_WITH(apply_settings(epnn, {"per_dataset.crime.target_transform=cube"}, has),
+                    Catch::Contains("'cube' is not one of none, sqrt, log1p"));
 }
 
 TEST_CASE("config identity and seeds", "[plan]") {

@@ -54,7 +54,8 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
       ("results", po::value(&results), "results directory (default: results/EXPERIMENT)")
       ("shard", po::value(&shard), "run share K of N of the jobs, e.g. 2/8 (combine with `bnnbench merge`)")
       ("set", po::value(&settings)->composing(),
-       "override: seed=N, LABEL.OPTION=VALUE or OPTION=VALUE (every method having it); repeatable")
+       "override: seed=N, LABEL.OPTION=VALUE, OPTION=VALUE (every method having it) or "
+       "per_dataset.NAME.target_transform=none|sqrt|log1p; repeatable")
       ("format", po::value(&format), "format of the report printed at the end: md, csv or latex")
       ("no-report", po::bool_switch(&no_report), "do not print the report at the end")
       ("quiet,q", po::bool_switch(&quiet), "no progress output")

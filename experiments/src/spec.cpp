@@ -288,6 +288,25 @@ void apply_settings(ExperimentSpec& spec, const std::vector<std::string>& settin
       spec.seed = seed;
       continue;
     }
+    if (key.starts_with("per_dataset.")) {  // per_dataset.NAME.target_transform=VALUE
+      const std::string rest = key.substr(std::string_view("per_dataset.").size());
+      const auto dot = rest.rfind('.');
+      const std::string name = rest.substr(0, dot == std::string::npos ? 0 : dot);
+      auto it = std::find_if(spec.datasets.begin(), spec.datasets.end(), [&](const DatasetConfig& d) { return d.name == name; });
+      if (it == spec.datasets.end()) {
+        std::string known;
+        for (const auto& d : spec.datasets) known += (known.empty() ? "" : ", ") + d.name;
+        throw std::invalid_argument("--set " + setting + ": " + spec.name + " has no data set '" + name + "'; its data sets: " + known);
+      }
+      if (rest.substr(dot + 1) != "target_transform")
+        throw std::invalid_argument("--set " + setting + ": of a data set only target_transform can be set");
+      try {
+        it->target_transform = data::parse_target_transform(value);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("--set " + setting + ": " + e.what());
+      }
+      continue;
+    }
     const auto dot = key.find('.');
     if (dot != std::string::npos) {
       const std::string label = key.substr(0, dot);
