@@ -529,6 +529,12 @@ TEST_CASE("report marks differences beyond two combined standard errors", "[repo
   CHECK_THAT(md, Catch::Contains("| pbp-cubic |") && Catch::Contains("11.50 ± 0.65 *") && Catch::Contains("14.0"));
   CHECK_THAT(render_csv(r), Catch::Contains("pbp-cubic,linear,rmse,11.5,0.6454972244,4,14,0.1"));
   CHECK_THAT(render_latex(r), Catch::Contains("\\toprule") && Catch::Contains("$\\pm$"));
+  CHECK_THAT(md, !Catch::Contains("target transformed"));
+  // A transformed target is named in the header (its metrics are on that scale).
+  spec.datasets[0].target_transform = data::TargetTransform::log1p;
+  const ReportData transformed = build_report(spec, registry, store, refs);
+  CHECK_THAT(render_markdown(transformed), Catch::Contains("- pbp-cubic: target transformed on loading to log(1 + y)"));
+  CHECK_THAT(render_latex(transformed), Catch::Contains("% pbp-cubic: target transformed on loading to log(1 + y)"));
 }
 
 TEST_CASE("figure grids: product and one-at-a-time", "[grid]") {
