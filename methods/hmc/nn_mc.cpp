@@ -120,6 +120,7 @@ PriorGroups make_prior_groups(const MlpShape& shape, const Options& o) {
 }
 
 void PriorGroups::set_common_variance(double u) {
+  common_variance = u;
   for (const int g : linked) rate[g] = shape[g] * u;
 }
 
@@ -224,7 +225,6 @@ ChainResult run_chain(const MlpShape& shape, const PriorGroups& prior_groups, co
                       const Options& o, const Eigen::MatrixXd& diagnostic_inputs, std::uint64_t seed) {
   ChainResult out;
   PriorGroups groups = prior_groups;  // the linked rates follow this chain's common variance
-  double common_variance = o.input_prior_scale * o.input_prior_scale;
   double common_variance_sum = 0.0;
   Rng rng(seed);
   const Eigen::Index P = shape.parameter_count();
@@ -367,10 +367,8 @@ ChainResult run_chain(const MlpShape& shape, const PriorGroups& prior_groups, co
     const double E = mlp_squared_error(shape, state.q, train.X, train.y, ws, &error_gradient);
     if (o.update_hyperparameters && it >= o.hyper_delay) {
       precision = gibbs_precisions(groups, state.q, rng);
-      if (!groups.linked.empty()) {
-        common_variance = draw_common_variance(groups, precision, common_variance, rng);
-        groups.set_common_variance(common_variance);
-      }
+      if (!groups.linked.empty())
+        groups.set_common_variance(draw_common_variance(groups, precision, groups.common_variance, rng));
       prior_precision = prior_precisions(groups, precision);
       noise_precision = gamma_draw(rng, noise_shape_post) / (noise_rate + E);
       integrated = o.hyperparameters == "integrated";
@@ -387,7 +385,7 @@ ChainResult run_chain(const MlpShape& shape, const PriorGroups& prior_groups, co
     }
     if (!warming) {
       precision_sum += precision;
-      common_variance_sum += common_variance;
+      common_variance_sum += groups.common_variance;
       ++precision_count;
       if ((it - o.warmup) % o.thin == o.thin - 1) {
         out.draws.push_back({state.q, 1.0 / noise_precision});

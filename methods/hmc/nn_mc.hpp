@@ -108,7 +108,8 @@ struct PriorGroups {
   // 1/u ~ Gamma(common_shape, common_rate). Empty when there is no upper level.
   std::vector<int> linked;  // the groups whose rate is shape * u
   double common_shape = 0.0, common_rate = 0.0;
-  // Sets the linked groups' rates for a common variance u.
+  double common_variance = 0.0;  // the current u (its prior mean's inverse to start)
+  // Sets u and the linked groups' rates.
   void set_common_variance(double u);
 };
 PriorGroups make_prior_groups(const MlpShape& shape, const Options& options);
