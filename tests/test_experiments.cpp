@@ -406,6 +406,60 @@ TEST_CASE("runner: a lone job may use every thread (NN-MC chains) with the same 
   CHECK(stored[0].evaluations[0].points.log_density == stored[1].evaluations[0].points.log_density);
 }
 
+TEST_CASE("runner: NN-MC chains taken up by idle threads give the one-thread results", "[runner]") {
+  // Two NN-MC jobs of four chains on two threads: when one job is done its thread runs chains
+  // of the other (run_pieces); the stored results must equal a one-thread run's.
+  ExperimentSpec spec = small_spec();
+  spec.methods[0].label = "nn-mc";
+  spec.methods[0].method = "nn-mc";
+  spec.methods[0].options = {{"hidden_layers", "3"}, {"chains", "4"}, {"warmup", "20"}, {"samples", "80"},
+                             {"leapfrog_steps", "5"}, {"initial_optimization", "0"}, {"hyper_delay", "5"}};
+  Plan plan = small_plan(spec);
+  plan.jobs.resize(2);
+  for (Job& job : plan.jobs) job.params = spec.methods[0].options;
+  std::vector<std::vector<JobRecord>> stored;
+  for (int threads : {1, 2}) {
+    ResultsStore store(scratch("pieces" + std::to_string(threads)));
+    RunOptions options;
+    options.threads = threads;
+    options.quiet = true;
+    CHECK(run_plan(spec, plan, store, options).ran == 2);
+    auto jobs = store.jobs(spec.name, true);
+    REQUIRE(jobs.size() == 2);
+    for (const JobRecord& job : jobs) {
+      INFO(job.error);
+      REQUIRE(job.status == "ok");
+      CHECK(job.fit_cpu_seconds > 0.0);
+    }
+    stored.push_back(std::move(jobs));
+  }
+  for (std::size_t j = 0; j < 2; ++j) {
+    CHECK(stored[0][j].key.split == stored[1][j].key.split);
+    CHECK(stored[0][j].diagnostics == stored[1][j].diagnostics);
+    CHECK(stored[0][j].evaluations[0].points.log_density == stored[1][j].evaluations[0].points.log_density);
+  }
+}
+
+TEST_CASE("runner: jobs on larger training data start first, plan order among equals", "[runner]") {
+  const ExperimentSpec spec = small_spec();
+  Plan plan = small_plan(spec);  // splits 0 and 1: 45 training rows, split 2: 20
+  PreparedDataset wide = plan.datasets[0];
+  wide.data.X.conservativeResize(Eigen::NoChange, 3);  // 45 x 4 for split 0
+  wide.data.X.col(2).setZero();
+  plan.datasets.push_back(wide);
+  Job on_wide = plan.jobs[0];
+  on_wide.dataset = 1;
+  plan.jobs.push_back(on_wide);
+  std::vector<const Job*> jobs;
+  for (const Job& job : plan.jobs) jobs.push_back(&job);
+  const std::vector<const Job*> order = largest_first(plan, jobs);
+  REQUIRE(order.size() == 4);
+  CHECK(order[0] == &plan.jobs[3]);  // 45 rows x (3 + 1)
+  CHECK(order[1] == &plan.jobs[0]);  // 45 x 3, plan order
+  CHECK(order[2] == &plan.jobs[1]);
+  CHECK(order[3] == &plan.jobs[2]);  // 20 x 3
+}
+
 TEST_CASE("store: round trip, replacement of failures, merge", "[store]") {
   const std::string dir_a = scratch("store_a"), dir_b = scratch("store_b");
   JobRecord job;

@@ -32,6 +32,10 @@ struct RunSummary {
 // the calling thread's OpenMP team size for the job, and CPU time counted for the process.
 JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& job, int threads = 1);
 
+// The order run_plan starts jobs in: largest training data (rows x (columns + 1)) first, plan
+// order among equals, so that long jobs do not start last and leave threads idle.
+std::vector<const Job*> largest_first(const Plan& plan, std::vector<const Job*> jobs);
+
 RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& store, const RunOptions& options);
 
 std::string code_version();

@@ -9,6 +9,7 @@
 #include "cholesky_inverse.hpp"
 #include "methods/core/lapack.hpp"
 #include "methods/core/options.hpp"
+#include "methods/core/parallel_pieces.hpp"
 
 namespace bnn::gp {
 namespace {
@@ -215,24 +216,35 @@ Model fit(const RegressionData& train, const Options& options, Rng& rng) {
 
   // Deterministic start: the shared-scale optimum (for GP-ARD, expanded to one variance per
   // input). Random starts: every log-parameter of the initial values moved by U(-log 10, log 10).
-  FitReport report;
-  StartResult shared = optimize(train.X, train.y, false, to_log_vector(initial, false), options);
-  long iterations = shared.iterations, evaluations = shared.evaluations;
-  std::vector<StartResult> results;
-  if (options.ard) {
-    results.push_back(optimize(train.X, train.y, true, to_log_vector(from_log_vector(shared.theta, d, false), true), options));
-  } else {
-    results.push_back(shared);
-    iterations = evaluations = 0;
-  }
+  // The random starts are drawn first, then every start runs as a parallel piece.
+  std::vector<Eigen::VectorXd> random_starts;
   for (int r = 0; r < options.restarts; ++r) {
     Eigen::VectorXd theta = to_log_vector(initial, options.ard);
     for (Eigen::Index k = 0; k < theta.size(); ++k) {
       const double shift = uniform(rng, -std::log(10.0), std::log(10.0));
       if (k > 0 || options.learn_signal_variance) theta[k] += shift;  // same draws either way
     }
-    results.push_back(optimize(train.X, train.y, options.ard, theta, options));
+    random_starts.push_back(std::move(theta));
   }
+  std::vector<StartResult> results(random_starts.size() + 1);
+  long shared_iterations = 0, shared_evaluations = 0;
+  FitReport report;
+  report.cpu_seconds_elsewhere = run_pieces(static_cast<int>(results.size()), [&](int piece) {
+    if (piece > 0) {
+      const Eigen::VectorXd& start = random_starts[static_cast<std::size_t>(piece - 1)];
+      results[static_cast<std::size_t>(piece)] = optimize(train.X, train.y, options.ard, start, options);
+      return;
+    }
+    const StartResult shared = optimize(train.X, train.y, false, to_log_vector(initial, false), options);
+    if (!options.ard) {
+      results[0] = shared;
+      return;
+    }
+    shared_iterations = shared.iterations;
+    shared_evaluations = shared.evaluations;
+    results[0] = optimize(train.X, train.y, true, to_log_vector(from_log_vector(shared.theta, d, false), true), options);
+  }).cpu_seconds_elsewhere;
+  long iterations = shared_iterations, evaluations = shared_evaluations;
   std::size_t best = 0;
   for (std::size_t i = 0; i < results.size(); ++i) {
     iterations += results[i].iterations;

@@ -1,7 +1,6 @@
 #include "nn_mc.hpp"
 
 #include <LBFGS.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +10,7 @@
 #include <stdexcept>
 
 #include "diagnostics.hpp"
+#include "methods/core/parallel_pieces.hpp"
 #include "methods/core/options.hpp"
 #include "sampler.hpp"
 
@@ -416,20 +416,19 @@ Model fit(const RegressionData& train, const Options& options, Rng& rng) {
 
   const std::uint64_t base_seed = rng();
   std::vector<ChainResult> chains(static_cast<std::size_t>(options.chains));
-  // Chains run in parallel when threads are free (nested inside the harness's workers they
-  // run one after another); each has its own seed, so the result does not depend on it.
-  const int threads = std::max(1, std::min(options.chains, omp_get_max_threads()));
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-  for (int c = 0; c < options.chains; ++c) {
+  // Chains run as parallel pieces (threads of the harness with no job left take them up);
+  // each has its own seed and slot, so the result does not depend on it.
+  const PiecesReport pieces = run_pieces(options.chains, [&](int c) {
     try {
       chains[static_cast<std::size_t>(c)] =
           run_chain(shape, groups, train, options, diagnostic_inputs, derive_seed(base_seed, static_cast<std::uint64_t>(c)));
     } catch (const std::exception& e) {
       chains[static_cast<std::size_t>(c)].error = e.what();
     }
-  }
+  });
 
   FitReport report;
+  report.cpu_seconds_elsewhere = pieces.cpu_seconds_elsewhere;
   report.iterations = options.warmup + (options.samples + options.chains - 1) / options.chains;
   std::vector<std::vector<Draw>> draws;
   std::vector<ChainResult> good;

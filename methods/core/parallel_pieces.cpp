@@ -1,0 +1,63 @@
+#include "parallel_pieces.hpp"
+
+#include <omp.h>
+#include <time.h>
+
+#include <algorithm>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace bnn {
+namespace {
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+}  // namespace
+
+PiecesReport run_pieces(int count, const std::function<void(int)>& piece, int max_threads) {
+  if (count < 0) throw std::invalid_argument("run_pieces: count is " + std::to_string(count) + ", but must be >= 0");
+  const auto n = static_cast<std::size_t>(count);
+  std::vector<std::exception_ptr> errors(n);
+  std::vector<double> cpu_elsewhere(n, 0.0);
+  const std::thread::id caller = std::this_thread::get_id();
+  // A tied task runs start to end on one thread, and a piece contains no task scheduling
+  // point, so the thread CPU clock around it measures the piece alone.
+  const auto run_one = [&](int i) {
+    const double start = thread_cpu_seconds();
+    try {
+      piece(i);
+    } catch (...) {
+      errors[static_cast<std::size_t>(i)] = std::current_exception();
+    }
+    if (std::this_thread::get_id() != caller) cpu_elsewhere[static_cast<std::size_t>(i)] = thread_cpu_seconds() - start;
+  };
+  if (count == 1) {
+    run_one(0);
+  } else if (count > 1 && omp_in_parallel()) {
+    // Within an active team: the caller waits for its pieces (and, being tied, runs only
+    // those); idle threads of the team take the others.
+#pragma omp taskloop grainsize(1) default(shared)
+    for (int i = 0; i < count; ++i) run_one(i);
+  } else if (count > 1) {
+    const int available = max_threads > 0 ? max_threads : omp_get_max_threads();
+    const int threads = std::max(1, std::min(count, available));
+#pragma omp parallel num_threads(threads) default(shared)
+#pragma omp single
+#pragma omp taskloop grainsize(1) default(shared)
+    for (int i = 0; i < count; ++i) run_one(i);
+  }
+  PiecesReport report;
+  for (double seconds : cpu_elsewhere) report.cpu_seconds_elsewhere += seconds;
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
+  return report;
+}
+
+}  // namespace bnn

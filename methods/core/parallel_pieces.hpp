@@ -1,0 +1,23 @@
+#pragma once
+// Independent pieces of one fit (NN-MC's chains, a GP's optimizer starts) as OpenMP tasks.
+// Inside the harness's team of job workers, a thread that has run out of jobs picks up the
+// pieces of a job still running; called outside any team, the pieces get a team of their
+// own. Each piece must own its RNG stream and its output slot, so that the result does not
+// depend on which thread ran which piece.
+#include <functional>
+
+namespace bnn {
+
+struct PiecesReport {
+  // CPU time the pieces spent on threads other than the caller's (the caller's own thread
+  // CPU clock already holds the rest).
+  double cpu_seconds_elsewhere = 0.0;
+};
+
+// Runs piece(0), ..., piece(count - 1), each exactly once, and returns when all are done.
+// With its own team it uses at most max_threads threads (<= 0: omp_get_max_threads()). If
+// pieces throw, every piece still runs and the exception of the lowest index is rethrown
+// afterwards: none escapes an OpenMP region.
+PiecesReport run_pieces(int count, const std::function<void(int)>& piece, int max_threads = 0);
+
+}  // namespace bnn
