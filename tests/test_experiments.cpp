@@ -379,65 +379,54 @@ TEST_CASE("runner: failures are recorded per job, results do not depend on threa
   CHECK(by_threads[0] == by_threads[1]);  // bit-identical
 }
 
-TEST_CASE("runner: a lone job may use every thread (NN-MC chains) with the same results", "[runner]") {
+namespace {
+
+// Runs `jobs` small NN-MC jobs of `chains` chains on `threads` threads into a fresh store and
+// returns their records (split order).
+std::vector<JobRecord> run_nn_mc_jobs(std::size_t jobs, int chains, int threads) {
   ExperimentSpec spec = small_spec();
   spec.methods[0].label = "nn-mc";
   spec.methods[0].method = "nn-mc";
-  spec.methods[0].options = {{"hidden_layers", "3"}, {"chains", "2"}, {"warmup", "20"}, {"samples", "40"},
-                             {"leapfrog_steps", "5"}, {"initial_optimization", "0"}, {"hyper_delay", "5"}};
+  spec.methods[0].options = {{"hidden_layers", "3"}, {"chains", std::to_string(chains)}, {"warmup", "20"},
+                             {"samples", std::to_string(20 * chains)}, {"leapfrog_steps", "5"},
+                             {"initial_optimization", "0"}, {"hyper_delay", "5"}};
   Plan plan = small_plan(spec);
-  plan.jobs.resize(1);
-  plan.jobs[0].params = spec.methods[0].options;
-  std::vector<JobRecord> stored;
-  for (int threads : {1, 2}) {
-    ResultsStore store(scratch("lone" + std::to_string(threads)));
-    RunOptions options;
-    options.threads = threads;
-    options.quiet = true;
-    CHECK(run_plan(spec, plan, store, options).ran == 1);
-    auto jobs = store.jobs(spec.name, true);
-    REQUIRE(jobs.size() == 1);
-    INFO(jobs[0].error);
-    REQUIRE(jobs[0].status == "ok");
-    CHECK(jobs[0].fit_cpu_seconds > 0.0);
-    stored.push_back(std::move(jobs[0]));
+  plan.jobs.resize(jobs);
+  for (Job& job : plan.jobs) job.params = spec.methods[0].options;
+  ResultsStore store(scratch("nn-mc-" + std::to_string(jobs) + "-" + std::to_string(threads)));
+  RunOptions options;
+  options.threads = threads;
+  options.quiet = true;
+  CHECK(run_plan(spec, plan, store, options).ran == static_cast<long>(jobs));
+  std::vector<JobRecord> records = store.jobs(spec.name, true);
+  REQUIRE(records.size() == jobs);
+  for (const JobRecord& record : records) {
+    INFO(record.error);
+    REQUIRE(record.status == "ok");
+    CHECK(record.fit_cpu_seconds > 0.0);
   }
-  CHECK(stored[0].diagnostics == stored[1].diagnostics);
-  CHECK(stored[0].evaluations[0].points.log_density == stored[1].evaluations[0].points.log_density);
+  return records;
+}
+
+void check_same_results(const std::vector<JobRecord>& a, const std::vector<JobRecord>& b) {
+  REQUIRE(a.size() == b.size());
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    CHECK(a[j].key.split == b[j].key.split);
+    CHECK(a[j].diagnostics == b[j].diagnostics);
+    CHECK(a[j].evaluations[0].points.log_density == b[j].evaluations[0].points.log_density);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("runner: a lone job may use every thread (NN-MC chains) with the same results", "[runner]") {
+  check_same_results(run_nn_mc_jobs(1, 2, 1), run_nn_mc_jobs(1, 2, 2));
 }
 
 TEST_CASE("runner: NN-MC chains taken up by idle threads give the one-thread results", "[runner]") {
-  // Two NN-MC jobs of four chains on two threads: when one job is done its thread runs chains
-  // of the other (run_pieces); the stored results must equal a one-thread run's.
-  ExperimentSpec spec = small_spec();
-  spec.methods[0].label = "nn-mc";
-  spec.methods[0].method = "nn-mc";
-  spec.methods[0].options = {{"hidden_layers", "3"}, {"chains", "4"}, {"warmup", "20"}, {"samples", "80"},
-                             {"leapfrog_steps", "5"}, {"initial_optimization", "0"}, {"hyper_delay", "5"}};
-  Plan plan = small_plan(spec);
-  plan.jobs.resize(2);
-  for (Job& job : plan.jobs) job.params = spec.methods[0].options;
-  std::vector<std::vector<JobRecord>> stored;
-  for (int threads : {1, 2}) {
-    ResultsStore store(scratch("pieces" + std::to_string(threads)));
-    RunOptions options;
-    options.threads = threads;
-    options.quiet = true;
-    CHECK(run_plan(spec, plan, store, options).ran == 2);
-    auto jobs = store.jobs(spec.name, true);
-    REQUIRE(jobs.size() == 2);
-    for (const JobRecord& job : jobs) {
-      INFO(job.error);
-      REQUIRE(job.status == "ok");
-      CHECK(job.fit_cpu_seconds > 0.0);
-    }
-    stored.push_back(std::move(jobs));
-  }
-  for (std::size_t j = 0; j < 2; ++j) {
-    CHECK(stored[0][j].key.split == stored[1][j].key.split);
-    CHECK(stored[0][j].diagnostics == stored[1][j].diagnostics);
-    CHECK(stored[0][j].evaluations[0].points.log_density == stored[1][j].evaluations[0].points.log_density);
-  }
+  // Two jobs of four chains on two threads: when one job is done its thread runs chains of
+  // the other (run_pieces).
+  check_same_results(run_nn_mc_jobs(2, 4, 1), run_nn_mc_jobs(2, 4, 2));
 }
 
 TEST_CASE("runner: jobs on larger training data start first, plan order among equals", "[runner]") {
