@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config git ca-certificates
-  libeigen3-dev libopenblas0-serial libopenblas-serial-dev
+  libeigen3-dev libopenblas0-pthread libopenblas-pthread-dev
   libboost-program-options-dev libboost-math-dev
   catch2 libbenchmark-dev
   libsqlite3-dev libtomlplusplus-dev liblbfgspp-dev

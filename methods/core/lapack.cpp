@@ -5,11 +5,18 @@
 extern "C" {
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
 void dpotri_(const char* uplo, const int* n, double* a, const int* lda, int* info);
+void openblas_set_num_threads(int threads);
 }
 
 namespace bnn::lapack {
 namespace {
 int checked_size(const Eigen::MatrixXd& A) {
+  // One OpenBLAS thread per call (set once): the harness runs its jobs on the cores.
+  static const bool single_threaded = [] {
+    openblas_set_num_threads(1);
+    return true;
+  }();
+  (void)single_threaded;
   if (A.rows() != A.cols()) throw std::invalid_argument("lapack: matrix is not square");
   if (A.rows() > 2147483647) throw std::invalid_argument("lapack: matrix too large");
   return static_cast<int>(A.rows());

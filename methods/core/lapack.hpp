@@ -1,7 +1,9 @@
 #pragma once
-// Dense symmetric factorizations through LAPACK (the serial OpenBLAS build), for the O(n^3)
-// kernels of GP-type methods. Single-threaded: parallelism lives in the harness (one job per
-// thread), and a fixed thread count keeps results bit-identical.
+// Dense symmetric factorizations through LAPACK (OpenBLAS's pthread build held to one thread),
+// for the O(n^3) kernels of GP-type methods. Single-threaded: parallelism lives in the harness,
+// and a fixed thread count keeps results bit-identical. Safe to call from several threads at
+// once (Debian's serial OpenBLAS is not: built without locking, concurrent calls at n ~ 128
+// return wrong factors).
 #include <Eigen/Core>
 
 namespace bnn::lapack {
