@@ -176,15 +176,6 @@ void ResultsStore::exec(const std::string& sql) {
   }
 }
 
-std::set<JobKey> ResultsStore::finished_jobs(const std::string& experiment) {
-  std::lock_guard lock(mutex_);
-  std::set<JobKey> out;
-  Statement s(db_, std::string("SELECT ") + kKeyColumns + " FROM jobs WHERE experiment = ?1 AND status = 'ok'", path_);
-  s.bind(1, experiment);
-  while (s.step()) out.insert({s.text(0), s.text(1), s.text(2), s.text(3), static_cast<int>(s.integer(4))});
-  return out;
-}
-
 void ResultsStore::record(const JobRecord& job) {
   std::lock_guard lock(mutex_);
   exec("BEGIN IMMEDIATE");

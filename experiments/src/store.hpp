@@ -21,7 +21,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -91,7 +90,6 @@ class ResultsStore {
   ResultsStore& operator=(const ResultsStore&) = delete;
 
   const std::string& path() const { return path_; }
-  std::set<JobKey> finished_jobs(const std::string& experiment);
   // Writes a job atomically (replacing an earlier failed attempt). Thread-safe.
   void record(const JobRecord& job);
   std::vector<JobRecord> jobs(const std::string& experiment, bool with_points);
