@@ -1,5 +1,8 @@
 // The deterministic ReLU network (gradients against finite differences), Bayesian
 // optimization (on functions with a known minimum, with failing evaluations) and BP.
+#include <omp.h>
+
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -60,7 +63,7 @@ TEST_CASE("surrogate interpolates its data", "[bp]") {
 
 TEST_CASE("Bayesian optimization finds the minimum of a smooth function", "[bp]") {
   Rng rng(2);
-  int calls = 0;
+  std::atomic<int> calls{0};  // the initial evaluations run in parallel
   const auto f = [&](const Eigen::VectorXd& u) {
     ++calls;
     return std::pow(u[0] - 0.3, 2) + 2.0 * std::pow(u[1] - 0.7, 2) + 0.5 * std::pow(u[2] - 0.5, 2);
@@ -85,6 +88,27 @@ TEST_CASE("Bayesian optimization survives failing evaluations", "[bp]") {
   CHECK(std::isfinite(result.best_value));
   CHECK(result.best_x[0] <= 0.6);
   CHECK(result.best_value < 0.02);
+}
+
+TEST_CASE("Bayesian optimization gives the same result with its initial evaluations on one or two threads", "[bp]") {
+  const auto f = [](const Eigen::VectorXd& u) {
+    double sum = 0.0;  // a little work, so that the pieces overlap
+    for (int i = 0; i < 20000; ++i) sum += std::sin(u[0] * i) * 1e-9;
+    return std::pow(u[0] - 0.4, 2) + std::pow(u[1] - 0.6, 2) + sum;
+  };
+  tuning::BayesOptOptions options;
+  options.evaluations = 12;
+  std::vector<tuning::BayesOptResult> results;
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    Rng rng(5);
+    results.push_back(tuning::minimize(f, 2, options, rng));
+  }
+  omp_set_num_threads(saved);
+  CHECK(results[0].values == results[1].values);
+  CHECK(results[0].xs == results[1].xs);
+  CHECK(results[0].cpu_seconds_elsewhere == 0.0);
 }
 
 TEST_CASE("ranked evaluations: finite values, best first, at most count", "[bp]") {

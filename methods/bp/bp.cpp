@@ -103,6 +103,7 @@ Model fit(const RegressionData& data, const Options& options, Rng& rng) {
     tuning::BayesOptOptions bo;
     bo.evaluations = options.tuning_evaluations;
     const tuning::BayesOptResult result = tuning::minimize(objective, 3, bo, rng);
+    report.cpu_seconds_elsewhere += result.cpu_seconds_elsewhere;
     if (!std::isfinite(result.best_value)) {
       report.status = FitStatus::numerical_error;
       report.message = "every tuning run diverged";

@@ -8,6 +8,7 @@
 #include <limits>
 #include <numbers>
 
+#include "methods/core/parallel_pieces.hpp"
 #include "methods/core/predictive.hpp"
 
 namespace bnn::tuning {
@@ -140,7 +141,16 @@ BayesOptResult minimize(const std::function<double(const Eigen::VectorXd&)>& obj
     result.xs.push_back(x);
     result.values.push_back(objective(x));
   };
-  for (int i = 0; i < std::min(options.initial, options.evaluations); ++i) evaluate(random_point());
+  // The initial random points are independent: drawn in order, then evaluated as parallel pieces.
+  std::vector<Eigen::VectorXd> initial_points;
+  for (int i = 0; i < std::min(options.initial, options.evaluations); ++i) initial_points.push_back(random_point());
+  std::vector<double> initial_values(initial_points.size());
+  result.cpu_seconds_elsewhere = run_pieces(static_cast<int>(initial_points.size()), [&](int i) {
+    const auto k = static_cast<std::size_t>(i);
+    initial_values[k] = objective(initial_points[k]);
+  }).cpu_seconds_elsewhere;
+  result.xs = initial_points;
+  result.values = initial_values;
   while (static_cast<int>(result.xs.size()) < options.evaluations) {
     // Failed evaluations are modelled as slightly worse than the worst finite one.
     double worst = -std::numeric_limits<double>::infinity(), lowest = std::numeric_limits<double>::infinity();

@@ -22,6 +22,7 @@ struct BayesOptResult {
   double best_value = 0.0;
   std::vector<Eigen::VectorXd> xs;
   std::vector<double> values;  // as returned (non-finite values mean "failed")
+  double cpu_seconds_elsewhere = 0.0;  // the initial evaluations' CPU time on other threads
 };
 
 // Indices of the evaluations with a finite value, best (smallest) first, at most `count`:
@@ -29,7 +30,9 @@ struct BayesOptResult {
 std::vector<std::size_t> ranked_evaluations(const BayesOptResult& result, std::size_t count);
 
 // Minimizes `objective` over [0, 1]^dimension. Non-finite objective values count as worse
-// than every finite one. Deterministic given the RNG.
+// than every finite one. Deterministic given the RNG. The initial random points are evaluated
+// as parallel pieces (run_pieces), so the objective must be safe to call from several
+// threads at once and must not depend on the order of the calls.
 BayesOptResult minimize(const std::function<double(const Eigen::VectorXd&)>& objective, int dimension,
                         const BayesOptOptions& options, Rng& rng);
 

@@ -284,6 +284,7 @@ Model fit(const RegressionData& data, const Options& options, Rng& rng) {
     tuning::BayesOptOptions bo;
     bo.evaluations = options.tuning_evaluations;
     const tuning::BayesOptResult result = tuning::minimize(objective, 2, bo, rng);
+    report.cpu_seconds_elsewhere += result.cpu_seconds_elsewhere;
     for (std::size_t i : tuning::ranked_evaluations(result, kRefitAttempts))
       candidates.push_back(from_unit_square(result.xs[i]));
     if (candidates.empty()) candidates.push_back(from_unit_square(result.best_x));
