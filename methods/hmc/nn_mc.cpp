@@ -10,8 +10,8 @@
 #include <stdexcept>
 
 #include "diagnostics.hpp"
-#include "methods/core/parallel_pieces.hpp"
 #include "methods/core/options.hpp"
+#include "methods/core/parallel_pieces.hpp"
 #include "sampler.hpp"
 
 namespace bnn::hmc {

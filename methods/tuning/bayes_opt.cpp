@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <utility>
 
 #include "methods/core/parallel_pieces.hpp"
 #include "methods/core/predictive.hpp"
@@ -149,8 +150,8 @@ BayesOptResult minimize(const std::function<double(const Eigen::VectorXd&)>& obj
     const auto k = static_cast<std::size_t>(i);
     initial_values[k] = objective(initial_points[k]);
   }).cpu_seconds_elsewhere;
-  result.xs = initial_points;
-  result.values = initial_values;
+  result.xs = std::move(initial_points);
+  result.values = std::move(initial_values);
   while (static_cast<int>(result.xs.size()) < options.evaluations) {
     // Failed evaluations are modelled as slightly worse than the worst finite one.
     double worst = -std::numeric_limits<double>::infinity(), lowest = std::numeric_limits<double>::infinity();
