@@ -10,13 +10,16 @@ void openblas_set_num_threads(int threads);
 
 namespace bnn::lapack {
 namespace {
-int checked_size(const Eigen::MatrixXd& A) {
-  // One OpenBLAS thread per call (set once): the harness runs its jobs on the cores.
-  static const bool single_threaded = [] {
+// One OpenBLAS thread per call, set on first use: the harness runs its jobs on the cores.
+void hold_openblas_to_one_thread() {
+  static const bool held = [] {
     openblas_set_num_threads(1);
     return true;
   }();
-  (void)single_threaded;
+  (void)held;
+}
+
+int checked_size(const Eigen::MatrixXd& A) {
   if (A.rows() != A.cols()) throw std::invalid_argument("lapack: matrix is not square");
   if (A.rows() > 2147483647) throw std::invalid_argument("lapack: matrix too large");
   return static_cast<int>(A.rows());
@@ -24,6 +27,7 @@ int checked_size(const Eigen::MatrixXd& A) {
 }  // namespace
 
 bool cholesky_lower(Eigen::MatrixXd& A) {
+  hold_openblas_to_one_thread();
   const int n = checked_size(A);
   if (n == 0) return true;
   int info = 0;
@@ -32,6 +36,7 @@ bool cholesky_lower(Eigen::MatrixXd& A) {
 }
 
 void inverse_from_cholesky(Eigen::MatrixXd& A) {
+  hold_openblas_to_one_thread();
   const int n = checked_size(A);
   if (n == 0) return;
   int info = 0;
