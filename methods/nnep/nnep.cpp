@@ -11,6 +11,7 @@
 #include "ep_state.hpp"
 #include "gauss_hermite.hpp"
 #include "likelihood_tilted.hpp"
+#include "map_start.hpp"
 #include "marginal_likelihood.hpp"
 #include "methods/core/options.hpp"
 #include "output_site.hpp"
@@ -46,6 +47,13 @@ void Options::validate() const {
   require_positive(name, "initial_bias_variance", initial_bias_variance);
   require_positive(name, "initial_output_variance", initial_output_variance);
   require_at_least(name, "initial_output_high", initial_output_high, initial_output_low);
+  if (initialization != "zero" && initialization != "map")
+    throw std::invalid_argument(std::string(name) + ": initialization is '" + initialization +
+                                "', but must be zero or map");
+  if (initialization == "map" && linear_units > 0)
+    throw std::invalid_argument(std::string(name) + ": initialization is 'map', but linear_units is " +
+                                std::to_string(linear_units) + " (the MAP start needs erf units only)");
+  require_at_least(name, "map_iterations", map_iterations, 1);
   require_at_least(name, "initial_iterations", initial_iterations, 0);
   require_at_least(name, "prior_start", prior_start, initial_iterations);
   require_at_least(name, "max_iterations", max_iterations, 1);
@@ -232,7 +240,7 @@ int units_with_effect(const Posterior& posterior) {
 }
 
 Model fit(const RegressionData& train, const Options& o, Rng& rng) {
-  (void)rng;  // the algorithm is deterministic (section 3.5.3 initialization)
+  // Deterministic with the zero start of section 3.5.3; the MAP start draws its random start from rng.
   o.validate();
   const char* name = o.prior == "gaussian" ? "nn-ep-ard" : "nn-ep-la";
   check_training_data(train, name);
@@ -254,6 +262,12 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
   sites.v_tau = Eigen::VectorXd::Constant(K, 1.0 / o.initial_output_variance);
   sites.v_nu = Eigen::VectorXd::LinSpaced(K, o.initial_output_low, o.initial_output_high) / o.initial_output_variance;
   if (K == 1) sites.v_nu.setConstant(o.initial_output_low / o.initial_output_variance);
+  MapStart start;
+  if (o.initialization == "map") {  // section 5: the site means from a MAP estimate
+    start = map_start(X, y, o, rng);
+    sites.w_nu = start.input_weights.cwiseProduct(sites.w_tau);
+    sites.v_nu = start.output_weights.head(K).cwiseProduct(sites.v_tau);
+  }
 
   const std::vector<int> group = make_scale_groups(o.scale_groups, K, static_cast<int>(d));
   const int groups = *std::max_element(group.begin(), group.end()) + 1;
@@ -365,6 +379,10 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
                         {"skipped_sites", static_cast<double>(skipped)},
                         {"sweeps", static_cast<double>(report.iterations)},
                         {"units_with_effect", static_cast<double>(units_with_effect(posterior))}};
+  if (o.initialization == "map") {
+    report.diagnostics.emplace_back("map_objective", start.objective);
+    report.diagnostics.emplace_back("map_evaluations", static_cast<double>(start.evaluations));
+  }
   // The history of the LOO density (section 3.5.2), every 25th sweep: is it still climbing?
   for (std::size_t sweep = 25; sweep <= loo_trace.size(); sweep += 25)
     report.diagnostics.emplace_back("log_z_loo_sweep_" + std::to_string(sweep), loo_trace[sweep - 1]);

@@ -12,9 +12,11 @@
 // Schedule (section 3.5): likelihood sweeps over i = 1..n with the noise fixed at
 // exp(theta) = initial_noise_sd^2 for the first `initial_iterations`; the output-weight prior
 // sites start as N(linspace(1, 2), 0.2^2) and the input-weight sites as N(0, 0.5) (N(0, 2^2) for
-// the biases). After the initial iterations the noise sites are learned (the first sweep with
-// the weight sites frozen, section 3.5.4) and EP on the truncated output-weight priors runs to
-// convergence after every parallel update of q(v) (line 8). From `prior_start` on, EP on the
+// the biases); with initialization = map those sites' means come from a MAP estimate of the
+// weights instead (the alternative of section 5, map_start.hpp). After the initial iterations
+// the noise sites are learned (the first sweep with the weight sites frozen, section 3.5.4) and
+// EP on the truncated output-weight priors runs to convergence after every parallel update of
+// q(v) (line 8). From `prior_start` on, EP on the
 // hierarchical input-weight priors runs to convergence once and then one inner sweep per outer
 // iteration (line 1, scheme 2 of section 3.5.6). q(w_k) is updated by rank-one updates after
 // every site (sequential, the paper's choice) or recomputed after each sweep (parallel);
@@ -24,7 +26,8 @@
 // per the last sweep, log_z_ep (Appendix I), the largest tilted-vs-marginal differences of the
 // h means and variances in the last sweep, noise_sd = exp(E theta / 2), skipped (improper
 // cavities or tilted moments), units_with_effect (see below), and log_z_loo after every 25th
-// sweep (log_z_loo_sweep_N).
+// sweep (log_z_loo_sweep_N); with the MAP start also its objective and evaluations
+// (map_objective, map_evaluations).
 #include <Eigen/Core>
 #include <string>
 #include <vector>
@@ -65,6 +68,8 @@ struct Options {
   double initial_output_low = 1.0;
   double initial_output_high = 2.0;
   double initial_output_variance = 0.04;
+  std::string initialization = "zero";  // or "map" (the alternative of section 5, see map_start.hpp)
+  int map_iterations = 1000;            // L-BFGS iterations of the MAP start
   int initial_iterations = 15;  // sweeps with the noise and weight priors fixed
   int prior_start = 30;         // sweep at which the input-weight prior EP starts
   int max_iterations = 100;
@@ -101,6 +106,10 @@ struct Options {
     v("initial_output_low", initial_output_low, "smallest initial output-weight site mean");
     v("initial_output_high", initial_output_high, "largest initial output-weight site mean");
     v("initial_output_variance", initial_output_variance, "initial output-weight site variance");
+    v("initialization", initialization,
+      "zero: the prior sites of section 3.5.3 (zero input-weight means, output-weight means linspace(1, 2)); "
+      "map: their means from a MAP estimate of the weights (the alternative of the paper's section 5)");
+    v("map_iterations", map_iterations, "L-BFGS iterations of the MAP estimate (initialization = map)");
     v("initial_iterations", initial_iterations, "sweeps with fixed noise and fixed prior sites");
     v("prior_start", prior_start, "sweep at which EP on the input-weight priors starts");
     v("max_iterations", max_iterations, "maximum number of sweeps over the likelihood sites");
