@@ -1,7 +1,5 @@
 #include "nn_mc.hpp"
 
-#include <LBFGS.h>
-
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -10,6 +8,7 @@
 #include <stdexcept>
 
 #include "diagnostics.hpp"
+#include "methods/core/minimize.hpp"
 #include "methods/core/options.hpp"
 #include "methods/core/parallel_pieces.hpp"
 #include "sampler.hpp"
@@ -278,35 +277,16 @@ ChainResult run_chain(const MlpShape& shape, const PriorGroups& prior_groups, co
     // Towards the mode of the weights' marginal posterior (all precisions integrated out):
     // a start inside the typical set shortens warm-up; warm-up draws are discarded anyway.
     integrated = true;
-    Eigen::VectorXd best = state.q;
-    double best_value = std::numeric_limits<double>::infinity();
-    long evaluations = 0;
-    const auto objective = [&](const Eigen::VectorXd& q, Eigen::VectorXd& gradient) {
-      ++evaluations;
-      const double value = potential(q, gradient);
-      if (value < best_value && gradient.allFinite()) {
-        best_value = value;
-        best = q;
-      }
-      return value;
-    };
     LBFGSpp::LBFGSParam<double> param;
     param.max_iterations = o.initial_optimization;
     param.epsilon = 1e-6;
-    LBFGSpp::LBFGSSolver<double> solver(param);
-    Eigen::VectorXd q = state.q;
-    double value = 0.0;
-    try {
-      solver.minimize(objective, q, value);
-    } catch (const std::exception&) {
-      // a failed line search leaves the best point seen
-    }
-    state.q = best;
+    const BestPoint best = minimize_keeping_best(potential, state.q, param);
+    state.q = best.x;
     // Precisions start at their conditional means given these weights.
     Eigen::VectorXd unused(P);
     potential(state.q, unused);  // fills group_weight and the squared error
     out.initial_rmse = std::sqrt(2.0 * last_error / n);
-    out.initial_evaluations = evaluations;
+    out.initial_evaluations = best.evaluations;
     if (o.update_hyperparameters) {
       precision = group_weight;
       noise_precision = noise_shape_post / (noise_rate + last_error);

@@ -1,10 +1,8 @@
 #include "map_start.hpp"
 
-#include <LBFGS.h>
-
 #include <cmath>
-#include <limits>
 
+#include "methods/core/minimize.hpp"
 #include "methods/hmc/mlp.hpp"
 
 namespace bnn::nnep {
@@ -112,31 +110,19 @@ MapStart map_start(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Opt
   Eigen::VectorXd theta = net.pack(w, v);
 
   hmc::MlpWorkspace ws;
-  MapStart out;
-  Eigen::VectorXd best = theta;
-  double best_value = std::numeric_limits<double>::infinity();
-  const auto objective = [&](const Eigen::VectorXd& t, Eigen::VectorXd& gradient) {
-    ++out.evaluations;
-    const double value = flat_objective(net, inputs, y, prior_precision, noise_precision, t, ws, gradient);
-    if (value < best_value && gradient.allFinite()) {
-      best_value = value;
-      best = t;
-    }
-    return value;
-  };
   LBFGSpp::LBFGSParam<double> param;
   param.max_iterations = o.map_iterations;
   param.epsilon = 1e-6;
-  LBFGSpp::LBFGSSolver<double> solver(param);
-  double value = 0.0;
-  try {
-    solver.minimize(objective, theta, value);
-  } catch (const std::exception&) {
-    // a failed line search leaves the best point seen
-  }
-  net.unpack(best, out.input_weights, out.output_weights, false);
+  const BestPoint best = minimize_keeping_best(
+      [&](const Eigen::VectorXd& t, Eigen::VectorXd& gradient) {
+        return flat_objective(net, inputs, y, prior_precision, noise_precision, t, ws, gradient);
+      },
+      theta, param);
+  MapStart out;
+  net.unpack(best.x, out.input_weights, out.output_weights, false);
   make_output_weights_positive(out.input_weights, out.output_weights);
-  out.objective = best_value;
+  out.objective = best.value;
+  out.evaluations = best.evaluations;
   return out;
 }
 
