@@ -16,11 +16,10 @@
 // weights instead (the alternative of section 5, map_start.hpp). After the initial iterations
 // the noise sites are learned (the first sweep with the weight sites frozen, section 3.5.4) and
 // EP on the truncated output-weight priors runs to convergence after every parallel update of
-// q(v) (line 8). From `prior_start` on, EP on the
-// hierarchical input-weight priors runs to convergence once and then one inner sweep per outer
-// iteration (line 1, scheme 2 of section 3.5.6). q(w_k) is updated by rank-one updates after
-// every site (sequential, the paper's choice) or recomputed after each sweep (parallel);
-// q(v) always in parallel (line 7).
+// q(v) (line 8). From `prior_start` on, EP on the hierarchical input-weight priors runs to
+// convergence once and then one inner sweep per outer iteration (line 1, scheme 2 of section
+// 3.5.6). q(w_k) is updated by rank-one updates after every site (sequential, the paper's
+// choice) or recomputed after each sweep (parallel); q(v) always in parallel (line 7).
 //
 // Report: iterations, log_z_loo (sum_i log Z_i, the approximate LOO density of section 3.5.2)
 // per the last sweep, log_z_ep (Appendix I), the largest tilted-vs-marginal differences of the
