@@ -12,6 +12,7 @@
 #include "datasets/src/data_error.hpp"
 #include "datasets/src/registry.hpp"
 #include "experiments/src/plan.hpp"
+#include "experiments/src/progress.hpp"
 #include "experiments/src/reference.hpp"
 #include "experiments/src/report.hpp"
 #include "experiments/src/runner.hpp"
@@ -447,6 +448,24 @@ TEST_CASE("runner: jobs on larger training data start first, plan order among eq
   CHECK(order[1] == &plan.jobs[0]);  // 45 x 3, plan order
   CHECK(order[2] == &plan.jobs[1]);
   CHECK(order[3] == &plan.jobs[2]);  // 20 x 3
+}
+
+TEST_CASE("progress: the ETA weighs unfinished jobs by their label's cost per unit size", "[runner]") {
+  const double unfinished = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<JobCost> jobs = {{"nn-mc", 1000}, {"nn-mc", 200}, {"nn-mc", 200},
+                                     {"linear", 1000}, {"linear", 200}, {"gp", 100}};
+  // Nothing finished: no estimate.
+  CHECK(std::isnan(estimate_remaining_seconds(jobs, std::vector<double>(6, unfinished), 2)));
+  // nn-mc ran at 0.1 s per unit, linear at 0.001: left are 2 x 20 s of nn-mc, 0.2 s of linear and
+  // the gp job at the rate of all finished jobs, (100 + 1) / 2000 per unit: 5.05 s.
+  const std::vector<double> seconds = {100.0, unfinished, unfinished, 1.0, unfinished, unfinished};
+  const double left = 40.0 + 0.2 + 5.05;
+  CHECK(estimate_remaining_seconds(jobs, seconds, 1) == Approx(left));
+  CHECK(estimate_remaining_seconds(jobs, seconds, 2) == Approx(left / 2));
+  // Never below the largest single job left: 20 s of nn-mc still take 20 s on 8 threads.
+  CHECK(estimate_remaining_seconds(jobs, seconds, 8) == Approx(20.0));
+  // Everything finished: nothing left.
+  CHECK(estimate_remaining_seconds(jobs, {1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, 2) == 0.0);
 }
 
 TEST_CASE("store: round trip, replacement of failures, merge", "[store]") {

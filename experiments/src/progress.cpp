@@ -1,7 +1,10 @@
 #include "progress.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <utility>
 
 namespace bnn::exp {
 
@@ -15,28 +18,58 @@ std::string format_duration(double seconds) {
   return buffer;
 }
 
-Progress::Progress(long total, bool terminal)
-    : total_(total), terminal_(terminal), start_(std::chrono::steady_clock::now()) {
+double estimate_remaining_seconds(const std::vector<JobCost>& jobs, const std::vector<double>& seconds, int workers) {
+  std::map<std::string, std::pair<double, double>> by_label;  // seconds, size of finished jobs
+  double all_seconds = 0.0, all_size = 0.0;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    if (std::isnan(seconds[j])) continue;
+    auto& [label_seconds, label_size] = by_label[jobs[j].label];
+    label_seconds += seconds[j];
+    label_size += jobs[j].size;
+    all_seconds += seconds[j];
+    all_size += jobs[j].size;
+  }
+  if (!(all_size > 0.0)) return NAN;
+  double total = 0.0, largest = 0.0;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    if (!std::isnan(seconds[j])) continue;
+    const auto it = by_label.find(jobs[j].label);
+    const double rate = it != by_label.end() ? it->second.first / it->second.second : all_seconds / all_size;
+    const double cost = rate * jobs[j].size;
+    total += cost;
+    largest = std::max(largest, cost);
+  }
+  return std::max(total / std::max(1, workers), largest);
+}
+
+Progress::Progress(std::vector<JobCost> jobs, int workers, bool terminal)
+    : jobs_(std::move(jobs)),
+      seconds_(jobs_.size(), NAN),
+      workers_(workers),
+      total_(static_cast<long>(jobs_.size())),
+      terminal_(terminal),
+      start_(std::chrono::steady_clock::now()) {
   if (terminal_ && total_ > 0) draw();
 }
 
 void Progress::draw() {
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  const double eta = done_ > 0 ? elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_) : NAN;
+  const double eta = estimate_remaining_seconds(jobs_, seconds_, workers_);
   constexpr int width = 30;
   const int filled = total_ > 0 ? static_cast<int>(width * done_ / total_) : width;
   std::string bar(static_cast<std::size_t>(filled), '=');
   bar.resize(width, ' ');
   std::fprintf(stderr, "\r[%s] %ld/%ld jobs%s  elapsed %s  ETA %s   ", bar.c_str(), done_, total_,
                failed_ ? (" (" + std::to_string(failed_) + " failed)").c_str() : "",
-               format_duration(elapsed).c_str(), done_ > 0 ? format_duration(eta).c_str() : "?");
+               format_duration(elapsed).c_str(), format_duration(eta).c_str());
   std::fflush(stderr);
 }
 
-void Progress::job_done(const std::string& what, bool ok, double seconds, const std::string& error) {
+void Progress::job_done(std::size_t index, const std::string& what, bool ok, double seconds, const std::string& error) {
   std::lock_guard lock(mutex_);
   ++done_;
   if (!ok) ++failed_;
+  if (index < seconds_.size()) seconds_[index] = seconds;
   if (terminal_) {
     if (!ok) std::fprintf(stderr, "\r\033[K%s: FAILED: %s\n", what.c_str(), error.c_str());
     draw();

@@ -3,17 +3,34 @@
 #include <chrono>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace bnn::exp {
 
+// A job as the ETA sees it: its method label and its size (training rows x (columns + 1)).
+struct JobCost {
+  std::string label;
+  double size = 1.0;
+};
+
+// Seconds of wall time left, given each job's seconds so far (NaN while unfinished): every
+// unfinished job costs its label's seconds per unit of size among the finished jobs (the rate
+// of all finished jobs while its label has none), the sum is spread over `workers` threads,
+// and the result is at least the largest unfinished job's cost. NaN before any job finished.
+double estimate_remaining_seconds(const std::vector<JobCost>& jobs, const std::vector<double>& seconds, int workers);
+
 class Progress {
  public:
-  Progress(long total, bool terminal);
-  void job_done(const std::string& what, bool ok, double seconds, const std::string& error);
+  Progress(std::vector<JobCost> jobs, int workers, bool terminal);
+  // `index` is the job's position in the constructor's list.
+  void job_done(std::size_t index, const std::string& what, bool ok, double seconds, const std::string& error);
   void finish();
 
  private:
   void draw();
+  std::vector<JobCost> jobs_;
+  std::vector<double> seconds_;
+  int workers_;
   long total_;
   long done_ = 0;
   long failed_ = 0;

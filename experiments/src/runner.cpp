@@ -144,13 +144,15 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
   return rec;
 }
 
+double job_size(const Plan& plan, const Job& job) {
+  const PreparedDataset& pd = plan.datasets.at(job.dataset);
+  const auto n = static_cast<double>(pd.splits.at(static_cast<std::size_t>(job.key.split)).train.size());
+  return n * static_cast<double>(pd.data.X.cols() + 1);
+}
+
 std::vector<const Job*> largest_first(const Plan& plan, std::vector<const Job*> jobs) {
-  const auto size = [&plan](const Job* job) {
-    const PreparedDataset& pd = plan.datasets.at(job->dataset);
-    const auto n = static_cast<double>(pd.splits.at(static_cast<std::size_t>(job->key.split)).train.size());
-    return n * static_cast<double>(pd.data.X.cols() + 1);
-  };
-  std::stable_sort(jobs.begin(), jobs.end(), [&size](const Job* a, const Job* b) { return size(a) > size(b); });
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [&plan](const Job* a, const Job* b) { return job_size(plan, *a) > job_size(plan, *b); });
   return jobs;
 }
 
@@ -180,7 +182,6 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   run.jobs_planned = static_cast<long>(pending.size());
   run.run_id = store.begin_run(run);
 
-  Progress progress(static_cast<long>(pending.size()), options.progress_bar);
   long ran = 0, failed = 0;
   std::vector<std::string> store_errors;
   const auto count = static_cast<long>(pending.size());
@@ -190,6 +191,9 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   // depend on it.
   const int threads_per_job = count == 1 ? options.threads : 1;
   const int workers = threads_per_job > 1 ? 1 : options.threads;
+  std::vector<JobCost> costs;
+  for (const Job* job : pending) costs.push_back({job->key.method_label, job_size(plan, *job)});
+  Progress progress(std::move(costs), workers, options.progress_bar);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(workers) reduction(+ : ran, failed)
   for (long i = 0; i < count; ++i) {
     const Job& job = *pending[static_cast<std::size_t>(i)];
@@ -204,7 +208,8 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
       store_errors.push_back(job.key.describe() + ": " + ex.what());
     }
     if (!options.quiet)
-      progress.job_done(job.key.describe(), rec.status == "ok", rec.fit_seconds + rec.predict_seconds, rec.error);
+      progress.job_done(static_cast<std::size_t>(i), job.key.describe(), rec.status == "ok",
+                        rec.fit_seconds + rec.predict_seconds, rec.error);
   }
   if (!options.quiet) progress.finish();
   summary.ran = ran;

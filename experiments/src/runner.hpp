@@ -32,6 +32,9 @@ struct RunSummary {
 // the calling thread's OpenMP team size for the job, and CPU time counted for the process.
 JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& job, int threads = 1);
 
+// Training rows x (columns + 1) of the job's split: the scale of its cost.
+double job_size(const Plan& plan, const Job& job);
+
 // The order run_plan starts jobs in: largest training data (rows x (columns + 1)) first, plan
 // order among equals, so that long jobs do not start last and leave threads idle.
 std::vector<const Job*> largest_first(const Plan& plan, std::vector<const Job*> jobs);
