@@ -25,7 +25,7 @@ sed -e 's/^name = "pbp-table1"/name = "my-experiment"/' -e 's/^datasets = .*/dat
     -e '/^\[per_dataset.year\]/,+1d' -e 's/^protocol = .*/protocol = { kind = "kfold", folds = 5 }/' \
     "$BNNBENCH_HOME_DIR/experiments/pbp-table1.toml" > my-experiment.toml
 out=$("$BNNBENCH" run ./my-experiment.toml --registry my-registry.toml --methods linear -q)
-echo "$out" | grep -qE '^\| concrete2 \| 48/12 \| 8 \|' || fail "no concrete2 row in the report: $out"
+grep -qE '^\| concrete2 \| 48/12 \| 8 \|' <<<"$out" || fail "no concrete2 row in the report: $out"
 # A corrupted copy is detected.
 echo "0,0,0,0,0,0,0,0,1" >> "$BNNBENCH_DATA/concrete2/data.csv"
 "$BNNBENCH" datasets list --registry my-registry.toml | grep -E '^concrete2 .*checksum mismatch' >/dev/null || fail "corruption not detected"

@@ -5,20 +5,20 @@ source "$(dirname "$0")/lib.sh"
 "$BNNBENCH" datasets fetch --from "$MIRROR" boston yacht 2>/dev/null
 "$BNNBENCH" run pbp-table1 --methods linear --datasets boston,yacht -q --no-report --results "$work/r"
 md=$("$BNNBENCH" report pbp-table1 --results "$work/r")
-echo "$md" | grep -q '| data set | n train/test | d | vi | vi (paper) | bp | bp (paper) | pbp | pbp (paper) | vi-diag | vi-full-10 | laplace | linear |' || fail "markdown header"
-echo "$md" | grep -qE '^\| boston \| 455/51 \| 13 \| — \| 4.32 ± 0.29 \| — \| 3.23 ± 0.20 \| — \| 3.01 ± 0.18 \| — \| — \| — \| [0-9.]+ ± [0-9.]+ \|' || fail "boston RMSE row: $(echo "$md" | grep '^| boston' | head -1)"
+grep -q '| data set | n train/test | d | vi | vi (paper) | bp | bp (paper) | pbp | pbp (paper) | vi-diag | vi-full-10 | laplace | linear |' <<<"$md" || fail "markdown header"
+grep -qE '^\| boston \| 455/51 \| 13 \| — \| 4.32 ± 0.29 \| — \| 3.23 ± 0.20 \| — \| 3.01 ± 0.18 \| — \| — \| — \| [0-9.]+ ± [0-9.]+ \|' <<<"$md" || fail "boston RMSE row: $(grep '^| boston' <<<"$md" | head -1)"
 csv=$("$BNNBENCH" report pbp-table1 --results "$work/r" --format csv)
-echo "$csv" | head -1 | grep -qx 'dataset,method,metric,value,se,n_splits,paper_value,paper_se' || fail "csv header"
-echo "$csv" | grep -qE '^boston,pbp,rmse,,,0,3.014,0.18$' || fail "csv paper value for pbp"
-echo "$csv" | grep -qE '^boston,linear,rmse,[0-9.]+,[0-9.]+,20,,$' || fail "csv linear rmse"
+head -1 <<<"$csv" | grep -qx 'dataset,method,metric,value,se,n_splits,paper_value,paper_se' || fail "csv header"
+grep -qE '^boston,pbp,rmse,,,0,3.014,0.18$' <<<"$csv" || fail "csv paper value for pbp"
+grep -qE '^boston,linear,rmse,[0-9.]+,[0-9.]+,20,,$' <<<"$csv" || fail "csv linear rmse"
 tex=$("$BNNBENCH" report pbp-table1 --results "$work/r" --format latex)
-echo "$tex" | grep -q '\\toprule' || fail "latex has no booktabs rules"
+grep -q '\\toprule' <<<"$tex" || fail "latex has no booktabs rules"
 "$BNNBENCH" report pbp-table1 --results "$work/r" -o "$work/out.md" && grep -q 'pbp (paper)' "$work/out.md" || fail "report -o"
 # A figure experiment: predictions on its grid and the training points, as CSV.
 "$BNNBENCH" run epnn-case3 --methods gp,linear -q --no-report --results "$work/fig"
 grid=$("$BNNBENCH" report epnn-case3 --results "$work/fig" --format grid)
-echo "$grid" | head -1 | grep -qx 'dataset,method,split,input,x1,mean,sd,lower95,upper95' || fail "grid header"
-[ "$(echo "$grid" | grep -c '^epnn-case3,gp,0,,')" -eq 281 ] || fail "gp grid rows"
-[ "$(echo "$grid" | grep -c '^epnn-case3,linear,0,,')" -eq 281 ] || fail "linear grid rows"
+head -1 <<<"$grid" | grep -qx 'dataset,method,split,input,x1,mean,sd,lower95,upper95' || fail "grid header"
+[ "$(grep -c '^epnn-case3,gp,0,,' <<<"$grid")" -eq 281 ] || fail "gp grid rows"
+[ "$(grep -c '^epnn-case3,linear,0,,' <<<"$grid")" -eq 281 ] || fail "linear grid rows"
 [ "$("$BNNBENCH" report epnn-case3 --format observations | wc -l)" -eq 101 ] || fail "observations"
 echo "report: all checks passed"

@@ -25,11 +25,11 @@ before=$(count_ok)
 [ "$before" -ge 3 ] && [ "$before" -lt 120 ] || fail "expected a partial run, found $before finished jobs"
 # --dry-run lists what is finished and what would run, and runs nothing.
 dry=$("$BNNBENCH" run "$work/resume.toml" --dry-run --results "$results" 2>/dev/null)
-echo "$dry" | grep -q "| protein | linear | 120 | $before | 0 | 0 | $((120 - before)) |" || fail "dry run table: $dry"
-echo "$dry" | grep -q "^$((120 - before)) job(s) would run" || fail "dry run total: $dry"
+grep -q "| protein | linear | 120 | $before | 0 | 0 | $((120 - before)) |" <<<"$dry" || fail "dry run table: $dry"
+grep -q "^$((120 - before)) job(s) would run" <<<"$dry" || fail "dry run total: $dry"
 [ "$(count_ok)" -eq "$before" ] || fail "--dry-run ran jobs"
 out=$("$BNNBENCH" run "$work/resume.toml" --threads 2 --no-report --results "$results" 2>&1 | tail -1)
-echo "$out" | grep -q "ran $((120 - before)) job(s)" || fail "resumed run did not run exactly the missing jobs: $out (had $before)"
+grep -q "ran $((120 - before)) job(s)" <<<"$out" || fail "resumed run did not run exactly the missing jobs: $out (had $before)"
 [ "$(count_ok)" -eq 120 ] || fail "expected 120 finished jobs, found $(count_ok)"
 dups=$("$BNNBENCH" report "$work/resume.toml" --results "$results" --format splits | grep ',rmse,' | cut -d, -f1-4 | sort | uniq -d | wc -l)
 [ "$dups" -eq 0 ] || fail "$dups jobs stored more than once"

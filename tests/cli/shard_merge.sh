@@ -12,9 +12,9 @@ n1=$(splits_without_time quickstart --results "$work/s1" | wc -l)
 splits_without_time quickstart --results "$work/merged" > merged.csv
 splits_without_time quickstart --results "$work/all" > all.csv
 cmp -s merged.csv all.csv || { diff merged.csv all.csv | head; fail "merged shards differ from a single run"; }
-"$BNNBENCH" report quickstart --results "$work/merged" | grep -q '^| epnn-case2 |' || fail "report of merged store lacks rows"
+"$BNNBENCH" report quickstart --results "$work/merged" | grep '^| epnn-case2 |' >/dev/null || fail "report of merged store lacks rows"
 # Merging again copies nothing new.
-"$BNNBENCH" merge --results "$work/merged" "$work/s1" 2>&1 | grep -q 'merged 0 job' || fail "re-merge copied jobs twice"
+"$BNNBENCH" merge --results "$work/merged" "$work/s1" 2>&1 | grep 'merged 0 job' >/dev/null || fail "re-merge copied jobs twice"
 # --without-points: the same per-split metrics, no per-point rows.
 "$BNNBENCH" merge --without-points --results "$work/slim" "$work/all" 2>/dev/null
 splits_without_time quickstart --results "$work/slim" > slim.csv
@@ -24,12 +24,12 @@ python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); sys.exit(c.execu
 sed -e 's/^name = "quickstart"/name = "pooled"/' -e 's/^metrics = .*/metrics = ["lpd_mean", "se_mean", "se_p99"]/' \
   "$BNNBENCH_HOME_DIR/experiments/quickstart.toml" > pooled.toml
 "$BNNBENCH" run pooled.toml -q --no-report --results "$work/pooled" --datasets epnn-case1
-"$BNNBENCH" report pooled.toml --results "$work/pooled" | grep -q 'no per-point predictions' && fail "a full store reported as unpooled"
+"$BNNBENCH" report pooled.toml --results "$work/pooled" | grep 'no per-point predictions' >/dev/null && fail "a full store reported as unpooled"
 "$BNNBENCH" merge --without-points --results "$work/pooled-slim" "$work/pooled" 2>/dev/null
-"$BNNBENCH" report pooled.toml --results "$work/pooled-slim" | grep -q 'epnn-case1/linear: some jobs have no per-point predictions' ||
+"$BNNBENCH" report pooled.toml --results "$work/pooled-slim" | grep 'epnn-case1/linear: some jobs have no per-point predictions' >/dev/null ||
   fail "the report of a slim store does not say its means are per split"
 # A store written before the grid table existed still merges.
 cp -r "$work/s1" "$work/old"
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("DROP TABLE grid"); c.commit()' "$work/old/bnnbench.sqlite"
-"$BNNBENCH" merge --results "$work/from-old" "$work/old" 2>&1 | grep -q "merged [1-9][0-9]* job" || fail "merge from a store without the grid table failed"
+"$BNNBENCH" merge --results "$work/from-old" "$work/old" 2>&1 | grep "merged [1-9][0-9]* job" >/dev/null || fail "merge from a store without the grid table failed"
 echo "shard_merge: all checks passed"
