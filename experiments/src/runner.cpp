@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <utility>
 
 #include "bnnbench_version.hpp"
 #include "datasets/src/normalize.hpp"
@@ -151,8 +152,10 @@ double job_size(const Plan& plan, const Job& job) {
 }
 
 std::vector<const Job*> largest_first(const Plan& plan, std::vector<const Job*> jobs) {
-  std::stable_sort(jobs.begin(), jobs.end(),
-                   [&plan](const Job* a, const Job* b) { return job_size(plan, *a) > job_size(plan, *b); });
+  std::vector<std::pair<double, const Job*>> sized;  // each size computed once
+  for (const Job* job : jobs) sized.emplace_back(job_size(plan, *job), job);
+  std::stable_sort(sized.begin(), sized.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t j = 0; j < jobs.size(); ++j) jobs[j] = sized[j].second;
   return jobs;
 }
 
