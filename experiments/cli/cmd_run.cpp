@@ -40,27 +40,21 @@ std::string dry_run_table(const std::vector<exp::PlanStatus>& rows, const std::s
 int cmd_run(const std::vector<std::string>& args, const std::string& command_line) {
   CommonOptions common;
   std::string experiment, results, shard = "1/1", format = "md";
-  std::vector<std::string> methods, datasets, settings;
-  std::string splits;
+  JobFilterOptions filter;
   int threads = omp_get_max_threads();
   bool no_report = false, quiet = false, dry_run = false;
   po::options_description options("bnnbench run options");
   options.add_options()
       ("experiment", po::value(&experiment), "experiment name (see `bnnbench list experiments`) or spec file")
-      ("methods", po::value(&methods)->composing(), "only these method labels (comma-separated)")
-      ("datasets", po::value(&datasets)->composing(), "only these data sets (comma-separated names or aliases)")
-      ("splits", po::value(&splits), "only these splits, e.g. 0-4 or 0,3,7")
       ("threads", po::value(&threads), "jobs run in parallel (default: all cores); a lone job gets them all")
       ("results", po::value(&results), "results directory (default: results/EXPERIMENT)")
       ("shard", po::value(&shard), "run share K of N of the jobs, e.g. 2/8 (combine with `bnnbench merge`)")
-      ("set", po::value(&settings)->composing(),
-       "override: seed=N, LABEL.OPTION=VALUE, OPTION=VALUE (every method having it) or "
-       "per_dataset.NAME.target_transform=none|sqrt|log1p; repeatable")
       ("format", po::value(&format), "format of the report printed at the end: md, csv or latex")
       ("no-report", po::bool_switch(&no_report), "do not print the report at the end")
       ("quiet,q", po::bool_switch(&quiet), "no progress output")
       ("dry-run,n", po::bool_switch(&dry_run),
        "run nothing: list per data set and method what is finished and what a run would do");
+  filter.add_to(options);
   common.add_to(options);
   po::positional_options_description positional;
   positional.add("experiment", 1);
@@ -83,14 +77,9 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
     throw std::invalid_argument("--shard '" + shard + "' must look like K/N, e.g. 1/4");
   exp::shard_jobs({}, run.shard_index, run.shard_count);  // validates K and N
 
-  exp::ExperimentSpec spec = load_spec(experiment, settings);
+  exp::ExperimentSpec spec = load_spec(experiment, filter.settings);
   const data::DatasetRegistry registry = common.load_registry();
-  exp::PlanOptions plan_options;
-  plan_options.data_dir = common.resolved_data_dir();
-  plan_options.only_methods = split_list(methods);
-  plan_options.only_datasets = split_list(datasets);
-  if (!splits.empty()) plan_options.only_splits = exp::parse_split_list(splits);
-  const exp::Plan plan = exp::make_plan(spec, registry, plan_options);
+  const exp::Plan plan = exp::make_plan(spec, registry, filter.plan_options(common.resolved_data_dir()));
   for (const auto& note : plan.notes) std::cerr << "note: " << note << "\n";
 
   if (results.empty()) results = default_results_dir(spec.name);

@@ -26,6 +26,7 @@ commands:
   list experiments|methods|datasets   what is available
   fit METHOD --train FILE --test FILE   one-off run of a method on your own files
   merge --results OUT IN...             combine results stores (e.g. from --shard runs)
+  verify EXPERIMENT      rerun a store's finished jobs and check that every number comes out the same
   figure bb-figure2      posterior and Gaussian fits of a two-weight network, with KL(Q||P)
   version                print the code version
 
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
     if (command == "fit") return bnn::cli::cmd_fit(rest);
     if (command == "merge") return bnn::cli::cmd_merge(rest);
     if (command == "figure") return bnn::cli::cmd_figure(rest);
+    if (command == "verify") return bnn::cli::cmd_verify(rest);
     if (command == "version" || command == "--version") {
       std::cout << "bnnbench " << bnn::exp::code_version() << "\n";
       return 0;

@@ -1,0 +1,107 @@
+#include "verify.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace bnn::exp {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// Accumulates comparisons into a JobComparison, remembering the worst one.
+struct Comparer {
+  JobComparison& result;
+  void value(double stored, double rerun, const std::string& where) {
+    ++result.values;
+    const double relative = relative_difference(stored, rerun);
+    if (relative == 0.0) return;
+    ++result.differing;
+    if (relative > result.max_relative || result.worst.empty()) {
+      result.max_relative = std::max(result.max_relative, relative);
+      result.worst = where;
+    }
+  }
+  void mismatch(const std::string& where) {
+    ++result.values;
+    ++result.differing;
+    result.max_relative = kInfinity;
+    result.worst = where;
+  }
+  void array(const std::vector<double>& stored, const std::vector<double>& rerun, const std::string& where) {
+    if (stored.size() != rerun.size()) {
+      mismatch(where + ": " + std::to_string(stored.size()) + " stored values, " + std::to_string(rerun.size()) +
+               " in the rerun");
+      return;
+    }
+    for (std::size_t i = 0; i < stored.size(); ++i) value(stored[i], rerun[i], where + "[" + std::to_string(i) + "]");
+  }
+};
+
+const Evaluation* find_step(const JobRecord& job, int step) {
+  for (const auto& e : job.evaluations)
+    if (e.step == step) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+double relative_difference(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::isnan(a) && std::isnan(b) && std::signbit(a) == std::signbit(b) ? 0.0 : kInfinity;
+  if (a == b) return 0.0;
+  if (std::isinf(a) || std::isinf(b)) return kInfinity;
+  return std::abs(a - b) / std::max(std::abs(a), std::abs(b));
+}
+
+bool is_timing_metric(const std::string& name) { return name == "fit_seconds"; }
+
+JobComparison compare_jobs(const JobRecord& stored, const JobRecord& rerun,
+                           const std::optional<GridPredictions>& stored_grid,
+                           const std::optional<GridPredictions>& rerun_grid) {
+  JobComparison result;
+  Comparer compare{result};
+  if (rerun.status != "ok") {
+    result.rerun_failed = true;
+    compare.mismatch("rerun failed: " + rerun.error);
+    return result;
+  }
+  if (stored.fit_status != rerun.fit_status)
+    compare.mismatch("fit status '" + stored.fit_status + "', rerun '" + rerun.fit_status + "'");
+  compare.value(static_cast<double>(stored.fit_iterations), static_cast<double>(rerun.fit_iterations),
+                "fit iterations");
+  for (const Evaluation& e : stored.evaluations) {
+    const std::string step = stored.evaluations.size() > 1 ? " (step " + std::to_string(e.step) + ")" : "";
+    const Evaluation* r = find_step(rerun, e.step);
+    if (r == nullptr) {
+      compare.mismatch("evaluation step " + std::to_string(e.step) + " missing in the rerun");
+      continue;
+    }
+    for (const auto& [name, value] : e.metrics) {
+      if (is_timing_metric(name)) continue;
+      const auto it = r->metrics.find(name);
+      if (it == r->metrics.end()) compare.mismatch("metric " + name + step + " missing in the rerun");
+      else compare.value(value, it->second, "metric " + name + step);
+    }
+    if (e.points.log_density.empty()) continue;  // stored without points (merge --without-points)
+    compare.array(e.test_rows, r->test_rows, "test rows" + step);
+    compare.array(e.points.log_density, r->points.log_density, "points log_density" + step);
+    compare.array(e.points.squared_error, r->points.squared_error, "points squared_error" + step);
+    compare.array(e.points.crps, r->points.crps, "points crps" + step);
+    compare.array(e.points.covered95, r->points.covered95, "points covered95" + step);
+    compare.array(e.points.mean, r->points.mean, "points mean" + step);
+    compare.array(e.points.variance, r->points.variance, "points variance" + step);
+  }
+  if (stored_grid && rerun_grid) {
+    compare.array(stored_grid->mean, rerun_grid->mean, "grid mean");
+    compare.array(stored_grid->variance, rerun_grid->variance, "grid variance");
+    compare.array(stored_grid->lower95, rerun_grid->lower95, "grid lower95");
+    compare.array(stored_grid->upper95, rerun_grid->upper95, "grid upper95");
+  } else if (stored_grid) {
+    compare.mismatch("grid predictions missing in the rerun");
+  }
+  return result;
+}
+
+}  // namespace bnn::exp

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# `bnnbench verify` reruns a store's finished jobs and finds every number that came out
+# differently: none after a plain run, a tampered metric or test-point prediction otherwise.
+source "$(dirname "$0")/lib.sh"
+"$BNNBENCH" datasets fetch --from "$MIRROR" boston 2>/dev/null
+"$BNNBENCH" run pbp-table1 --methods linear,pbp --datasets boston --splits 0-2 --threads 2 -q --no-report \
+  --results "$work/r"
+verify() { "$BNNBENCH" verify pbp-table1 --results "$work/r" --datasets boston -q "$@"; }
+
+out=$(verify --threads 1) || fail "verify of an untouched store failed: $out"
+grep -q '^| boston | pbp | 3 | 3 | 0 | 0 |' <<<"$out" || fail "pbp row: $out"
+grep -q '^6 job(s) identical, 0 within tolerance 0, 0 differ' <<<"$out" || fail "summary: $out"
+
+# Tamper with one stored metric and one stored prediction (relative changes 1e-9 and 1e-6).
+python3 - "$work/r/bnnbench.sqlite" <<'EOF'
+import sqlite3, struct, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE metrics SET value = value * (1 + 1e-9) WHERE method_label = 'pbp' AND split = 1 AND name = 'rmse'")
+(blob,) = db.execute("SELECT mean FROM points WHERE method_label = 'linear' AND split = 2").fetchone()
+values = list(struct.unpack(f"<{len(blob) // 8}d", blob))
+values[4] *= 1 + 1e-6
+db.execute("UPDATE points SET mean = ? WHERE method_label = 'linear' AND split = 2",
+           (struct.pack(f"<{len(values)}d", *values),))
+db.commit()
+EOF
+if out=$(verify --threads 2); then fail "verify accepted a tampered store: $out"; fi
+grep -q '^4 job(s) identical, 0 within tolerance 0, 2 differ' <<<"$out" || fail "summary after tampering: $out"
+grep -q '^- boston/pbp/split 1: 1 of [0-9]* numbers differ; largest relative difference 1.00e-09 at metric rmse' <<<"$out" ||
+  fail "tampered metric not reported: $out"
+grep -q '^- boston/linear/split 2: 1 of [0-9]* numbers differ; largest relative difference 1.00e-06 at points mean\[4\]' <<<"$out" ||
+  fail "tampered prediction not reported: $out"
+out=$(verify --tolerance 1e-8 2>&1) && fail "tolerance 1e-8 accepted a change of 1e-6: $out"
+grep -q '^4 job(s) identical, 1 within tolerance 1e-08, 1 differ' <<<"$out" || fail "tolerance 1e-8: $out"
+out=$(verify --tolerance 1e-5) || fail "tolerance 1e-5 rejected changes of 1e-6 and less: $out"
+
+# Nothing to compare, bad options, a missing store: clear errors, non-zero exits.
+if out=$(verify --set pbp.epochs=3 --methods pbp 2>&1); then fail "verify with another configuration passed"; fi
+grep -q 'nothing to verify: none of the 20 selected job(s) is finished' <<<"$out" || fail "other configuration: $out"
+if out=$(verify --tolerance -1 2>&1); then fail "negative tolerance accepted"; fi
+grep -q -- '--tolerance is -1' <<<"$out" || fail "negative tolerance message: $out"
+if out=$("$BNNBENCH" verify pbp-table1 --results "$work/none" 2>&1); then fail "missing store accepted"; fi
+grep -q "no results store at $work/none/bnnbench.sqlite" <<<"$out" || fail "missing store message: $out"
+echo "verify: all checks passed"

@@ -1,0 +1,130 @@
+// Comparing a stored job with its rerun (`bnnbench verify`): every stored number counts,
+// timings do not, and the largest difference is the one reported.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "experiments/src/verify.hpp"
+
+using namespace bnn::exp;
+
+namespace {
+
+JobRecord sample_job() {
+  JobRecord job;
+  job.key = {"exp", "boston", "pbp", "0123456789abcdef", 3};
+  job.status = "ok";
+  job.fit_status = "converged";
+  job.fit_iterations = 40;
+  Evaluation e;
+  e.metrics = {{"rmse", 3.1}, {"test_ll", -2.5}, {"fit_seconds", 0.7}};
+  e.test_rows = {4, 9, 11};
+  e.points.log_density = {-2.0, -1.5, -3.0};
+  e.points.squared_error = {1.0, 0.25, 4.0};
+  e.points.crps = {0.5, 0.3, 1.1};
+  e.points.covered95 = {1, 1, 0};
+  e.points.mean = {20.0, 21.5, 19.0};
+  e.points.variance = {2.0, 2.5, 3.0};
+  job.evaluations.push_back(e);
+  return job;
+}
+
+}  // namespace
+
+TEST_CASE("relative_difference: zero only for identical numbers", "[verify]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK(relative_difference(1.5, 1.5) == 0.0);
+  CHECK(relative_difference(0.0, -0.0) == 0.0);
+  CHECK(relative_difference(nan, nan) == 0.0);
+  CHECK(relative_difference(inf, inf) == 0.0);
+  CHECK(relative_difference(2.0, 1.0) == 0.5);
+  CHECK(relative_difference(-1.0, 1.0) == 2.0);
+  CHECK(relative_difference(1.0, std::nextafter(1.0, 2.0)) > 0.0);
+  CHECK(std::isinf(relative_difference(nan, 1.0)));
+  CHECK(std::isinf(relative_difference(inf, -inf)));
+  CHECK(std::isinf(relative_difference(inf, 1e300)));
+}
+
+TEST_CASE("compare_jobs: an identical rerun, timings aside", "[verify]") {
+  const JobRecord stored = sample_job();
+  JobRecord rerun = stored;
+  rerun.evaluations[0].metrics["fit_seconds"] = 9.9;
+  rerun.fit_seconds = 12.0;
+  const JobComparison c = compare_jobs(stored, rerun);
+  CHECK(c.differing == 0);
+  CHECK(c.max_relative == 0.0);
+  CHECK(c.worst.empty());
+  // fit iterations + 2 metrics + 7 arrays of 3
+  CHECK(c.values == 1 + 2 + 7 * 3);
+  CHECK(is_timing_metric("fit_seconds"));
+  CHECK_FALSE(is_timing_metric("rmse"));
+}
+
+TEST_CASE("compare_jobs: finds each kind of difference and reports the largest", "[verify]") {
+  const JobRecord stored = sample_job();
+  SECTION("a metric and a prediction") {
+    JobRecord rerun = stored;
+    rerun.evaluations[0].metrics["rmse"] = 3.1 * (1 + 1e-12);
+    rerun.evaluations[0].points.variance[2] = 3.0 * (1 + 1e-6);
+    const JobComparison c = compare_jobs(stored, rerun);
+    CHECK(c.differing == 2);
+    CHECK(c.max_relative == Approx(1e-6).epsilon(1e-4));
+    CHECK(c.worst == "points variance[2]");
+    CHECK_FALSE(c.rerun_failed);
+  }
+  SECTION("the fit's iterations and status") {
+    JobRecord rerun = stored;
+    rerun.fit_iterations = 41;
+    CHECK(compare_jobs(stored, rerun).worst == "fit iterations");
+    rerun = stored;
+    rerun.fit_status = "max_iterations";
+    const JobComparison c = compare_jobs(stored, rerun);
+    CHECK(std::isinf(c.max_relative));
+    CHECK(c.worst.find("fit status 'converged', rerun 'max_iterations'") != std::string::npos);
+  }
+  SECTION("missing pieces") {
+    JobRecord rerun = stored;
+    rerun.evaluations[0].metrics.erase("test_ll");
+    CHECK(compare_jobs(stored, rerun).worst == "metric test_ll missing in the rerun");
+    rerun = stored;
+    rerun.evaluations[0].points.mean.pop_back();
+    CHECK(compare_jobs(stored, rerun).worst == "points mean: 3 stored values, 2 in the rerun");
+    rerun = stored;
+    rerun.evaluations[0].step = 1;
+    CHECK(compare_jobs(stored, rerun).worst == "evaluation step 0 missing in the rerun");
+  }
+  SECTION("a failed rerun") {
+    JobRecord rerun = stored;
+    rerun.status = "failed";
+    rerun.error = "diverged";
+    const JobComparison c = compare_jobs(stored, rerun);
+    CHECK(c.rerun_failed);
+    CHECK(c.worst == "rerun failed: diverged");
+  }
+  SECTION("a store without points compares the metrics only") {
+    JobRecord without_points = stored;
+    without_points.evaluations[0].points = {};
+    without_points.evaluations[0].test_rows.clear();
+    JobRecord rerun = stored;
+    rerun.evaluations[0].points.mean[0] = 0.0;
+    const JobComparison c = compare_jobs(without_points, rerun);
+    CHECK(c.differing == 0);
+    CHECK(c.values == 3);
+  }
+  SECTION("grid predictions") {
+    GridPredictions grid;
+    grid.mean = {1.0, 2.0};
+    grid.variance = {0.1, 0.2};
+    grid.lower95 = {0.0, 1.0};
+    grid.upper95 = {2.0, 3.0};
+    GridPredictions other = grid;
+    other.upper95[1] = 3.5;
+    const JobComparison c = compare_jobs(stored, stored, grid, other);
+    CHECK(c.differing == 1);
+    CHECK(c.worst == "grid upper95[1]");
+    CHECK(compare_jobs(stored, stored, grid, std::nullopt).worst == "grid predictions missing in the rerun");
+    CHECK(compare_jobs(stored, stored, grid, grid).differing == 0);
+  }
+}
