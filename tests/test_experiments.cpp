@@ -466,6 +466,12 @@ TEST_CASE("progress: the ETA weighs unfinished jobs by their label's cost per un
   CHECK(estimate_remaining_seconds(jobs, seconds, 8) == Approx(20.0));
   // Everything finished: nothing left.
   CHECK(estimate_remaining_seconds(jobs, {1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, 2) == 0.0);
+  // A running job is charged what is left of its cost: one nn-mc job has run 15 of its 20 s,
+  // and the gp job 9 s, beyond its 5.05 s estimate (nothing left, not less than nothing).
+  const std::vector<double> running = {unfinished, 15.0, unfinished, unfinished, unfinished, 9.0};
+  CHECK(estimate_remaining_seconds(jobs, seconds, 1, running) == Approx(5.0 + 20.0 + 0.2));
+  CHECK(estimate_remaining_seconds(jobs, seconds, 8, running) == Approx(20.0));
+  CHECK(estimate_remaining_seconds(jobs, seconds, 2, {}) == Approx(left / 2));
 }
 
 TEST_CASE("store: round trip, replacement of failures, merge", "[store]") {

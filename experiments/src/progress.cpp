@@ -18,7 +18,8 @@ std::string format_duration(double seconds) {
   return buffer;
 }
 
-double estimate_remaining_seconds(const std::vector<JobCost>& jobs, const std::vector<double>& seconds, int workers) {
+double estimate_remaining_seconds(const std::vector<JobCost>& jobs, const std::vector<double>& seconds, int workers,
+                                  const std::vector<double>& running) {
   std::map<std::string, std::pair<double, double>> by_label;  // seconds, size of finished jobs
   double all_seconds = 0.0, all_size = 0.0;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
@@ -35,7 +36,8 @@ double estimate_remaining_seconds(const std::vector<JobCost>& jobs, const std::v
     if (!std::isnan(seconds[j])) continue;
     const auto it = by_label.find(jobs[j].label);
     const double rate = it != by_label.end() ? it->second.first / it->second.second : all_seconds / all_size;
-    const double cost = rate * jobs[j].size;
+    const double ran = j < running.size() && !std::isnan(running[j]) ? running[j] : 0.0;
+    const double cost = std::max(rate * jobs[j].size - ran, 0.0);
     total += cost;
     largest = std::max(largest, cost);
   }
@@ -45,6 +47,8 @@ double estimate_remaining_seconds(const std::vector<JobCost>& jobs, const std::v
 Progress::Progress(std::vector<JobCost> jobs, int workers, bool terminal)
     : jobs_(std::move(jobs)),
       seconds_(jobs_.size(), NAN),
+      started_(jobs_.size()),
+      running_(jobs_.size(), false),
       workers_(workers),
       total_(static_cast<long>(jobs_.size())),
       terminal_(terminal),
@@ -53,8 +57,12 @@ Progress::Progress(std::vector<JobCost> jobs, int workers, bool terminal)
 }
 
 void Progress::draw() {
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  const double eta = estimate_remaining_seconds(jobs_, seconds_, workers_);
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  std::vector<double> running(jobs_.size(), NAN);
+  for (std::size_t j = 0; j < jobs_.size(); ++j)
+    if (running_[j]) running[j] = std::chrono::duration<double>(now - started_[j]).count();
+  const double eta = estimate_remaining_seconds(jobs_, seconds_, workers_, running);
   constexpr int width = 30;
   const int filled = total_ > 0 ? static_cast<int>(width * done_ / total_) : width;
   std::string bar(static_cast<std::size_t>(filled), '=');
@@ -65,11 +73,21 @@ void Progress::draw() {
   std::fflush(stderr);
 }
 
+void Progress::job_started(std::size_t index) {
+  std::lock_guard lock(mutex_);
+  if (index >= running_.size()) return;
+  running_[index] = true;
+  started_[index] = std::chrono::steady_clock::now();
+}
+
 void Progress::job_done(std::size_t index, const std::string& what, bool ok, double seconds, const std::string& error) {
   std::lock_guard lock(mutex_);
   ++done_;
   if (!ok) ++failed_;
-  if (index < seconds_.size()) seconds_[index] = seconds;
+  if (index < seconds_.size()) {
+    seconds_[index] = seconds;
+    running_[index] = false;
+  }
   if (terminal_) {
     if (!ok) std::fprintf(stderr, "\r\033[K%s: FAILED: %s\n", what.c_str(), error.c_str());
     draw();

@@ -200,6 +200,7 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
 #pragma omp parallel for schedule(dynamic, 1) num_threads(workers) reduction(+ : ran, failed)
   for (long i = 0; i < count; ++i) {
     const Job& job = *pending[static_cast<std::size_t>(i)];
+    if (!options.quiet) progress.job_started(static_cast<std::size_t>(i));
     JobRecord rec = execute_job(spec, plan, job, threads_per_job);
     rec.run_id = run.run_id;
     ++ran;
