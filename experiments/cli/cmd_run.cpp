@@ -45,7 +45,9 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
   bool no_report = false, quiet = false, dry_run = false;
   po::options_description options("bnnbench run options");
   options.add_options()
-      ("experiment", po::value(&experiment), "experiment name (see `bnnbench list experiments`) or spec file")
+      ("experiment", po::value(&experiment), "experiment name (see `bnnbench list experiments`) or spec file");
+  filter.add_to(options);
+  options.add_options()
       ("threads", po::value(&threads), "jobs run in parallel (default: all cores); a lone job gets them all")
       ("results", po::value(&results), "results directory (default: results/EXPERIMENT)")
       ("shard", po::value(&shard), "run share K of N of the jobs, e.g. 2/8 (combine with `bnnbench merge`)")
@@ -54,7 +56,6 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
       ("quiet,q", po::bool_switch(&quiet), "no progress output")
       ("dry-run,n", po::bool_switch(&dry_run),
        "run nothing: list per data set and method what is finished and what a run would do");
-  filter.add_to(options);
   common.add_to(options);
   po::positional_options_description positional;
   positional.add("experiment", 1);

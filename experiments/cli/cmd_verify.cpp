@@ -85,13 +85,14 @@ int cmd_verify(const std::vector<std::string>& args) {
   bool quiet = false;
   po::options_description options("bnnbench verify options");
   options.add_options()
-      ("experiment", po::value(&experiment), "experiment name or spec file")
+      ("experiment", po::value(&experiment), "experiment name or spec file");
+  filter.add_to(options);
+  options.add_options()
       ("results", po::value(&results), "results directory to verify (default: results/EXPERIMENT)")
       ("tolerance", po::value(&tolerance),
        "largest relative difference accepted (default 0: every number bit-identical)")
       ("threads", po::value(&threads), "jobs rerun in parallel (default: all cores)")
       ("quiet,q", po::bool_switch(&quiet), "no progress output");
-  filter.add_to(options);
   common.add_to(options);
   po::positional_options_description positional;
   positional.add("experiment", 1);
