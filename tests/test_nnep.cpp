@@ -245,4 +245,23 @@ TEST_CASE("nn-ep registry entries: defaults, validation and determinism", "[nnep
     error += std::pow(p1->mean(i) - std::sin(2.0 * data.X(i, 0)), 2);
   }
   CHECK(error / 60.0 < 0.01);  // the smooth function is recovered
+  CHECK(first->report().warnings.empty());
+}
+
+TEST_CASE("nn-ep warns when every hidden unit ends at the zero fixed point", "[nnep]") {
+  // Targets independent of the inputs: EP prunes every unit (section 2.3) and says so.
+  Rng data_rng(17);
+  RegressionData data;
+  data.X = Eigen::MatrixXd(80, 2);
+  data.y = Eigen::VectorXd(80);
+  for (int i = 0; i < 80; ++i) {
+    data.X(i, 0) = standard_normal(data_rng);
+    data.X(i, 1) = standard_normal(data_rng);
+    data.y[i] = standard_normal(data_rng);
+  }
+  Rng rng(1);
+  const auto model = find_method("nn-ep-ard").fit(data, {{"hidden_units", "4"}, {"max_iterations", "60"}}, rng);
+  CHECK(test::diagnostic(model->report(), "units_with_effect") == 0.0);
+  REQUIRE(model->report().warnings.size() == 1);
+  CHECK(model->report().warnings[0].find("no hidden unit has an effect") == 0);
 }

@@ -379,6 +379,9 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
                         {"skipped_sites", static_cast<double>(skipped)},
                         {"sweeps", static_cast<double>(report.iterations)},
                         {"units_with_effect", static_cast<double>(units_with_effect(posterior))}};
+  if (units_with_effect(posterior) == 0)
+    report.warnings.push_back("no hidden unit has an effect (every output weight within 1.96 sd of zero): the "
+                              "network is about a constant, EP ended at the zero fixed point of section 2.3");
   if (o.initialization == "map") {
     report.diagnostics.emplace_back("map_objective", start.objective);
     report.diagnostics.emplace_back("map_evaluations", static_cast<double>(start.evaluations));
