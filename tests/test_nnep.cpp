@@ -4,6 +4,7 @@
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "datasets/src/synthetic.hpp"
@@ -246,6 +247,34 @@ TEST_CASE("nn-ep registry entries: defaults, validation and determinism", "[nnep
   }
   CHECK(error / 60.0 < 0.01);  // the smooth function is recovered
   CHECK(first->report().warnings.empty());
+}
+
+TEST_CASE("nn-ep: a fit that broke down is a numerical error, not a convergence", "[nnep]") {
+  FitReport report;
+  report.status = FitStatus::ok;
+  check_breakdown(4, 455, true, 0.3, 1.0, report);  // 4 of 455 sites skipped, noise sd 0.3: fine
+  CHECK(report.status == FitStatus::ok);
+  check_breakdown(5, 500, true, 9.9, 1.0, report);  // 1% skipped, noise just under 10 sd: fine
+  CHECK(report.status == FitStatus::ok);
+  check_breakdown(6, 500, true, 0.3, 1.0, report);
+  CHECK(report.status == FitStatus::numerical_error);
+  CHECK(report.message == "EP broke down: 6 of 500 likelihood sites were skipped in the last sweep "
+                          "(improper cavity or tilted moments)");
+  report = FitReport{};
+  report.status = FitStatus::not_converged;  // the noise of the kin40k run with parallel updates, damping 0.1
+  check_breakdown(0, 5000, true, 86.6, 1.0, report);
+  CHECK(report.status == FitStatus::numerical_error);
+  CHECK(report.message == "EP diverged: the noise sd grew to 86.6, more than 10 times the targets' sd 1");
+  report = FitReport{};
+  check_breakdown(0, 5000, true, std::numeric_limits<double>::quiet_NaN(), 1.0, report);
+  CHECK(report.status == FitStatus::numerical_error);
+  report = FitReport{};
+  check_breakdown(0, 5000, false, 86.6, 1.0, report);  // a fixed noise is the user's choice
+  CHECK(report.status == FitStatus::ok);
+  report.status = FitStatus::numerical_error;
+  report.message = "earlier";
+  check_breakdown(4000, 5000, true, 86.6, 1.0, report);  // the first diagnosis is kept
+  CHECK(report.message == "earlier");
 }
 
 TEST_CASE("nn-ep warns when every hidden unit ends at the zero fixed point", "[nnep]") {

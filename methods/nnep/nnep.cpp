@@ -239,6 +239,20 @@ int units_with_effect(const Posterior& posterior) {
   return count;
 }
 
+void check_breakdown(long skipped_last_sweep, long n, bool noise_learned, double noise_sd, double target_sd,
+                     FitReport& report) {
+  if (report.status == FitStatus::numerical_error) return;
+  if (100 * skipped_last_sweep > n) {
+    report.status = FitStatus::numerical_error;
+    report.message = "EP broke down: " + std::to_string(skipped_last_sweep) + " of " + std::to_string(n) +
+                     " likelihood sites were skipped in the last sweep (improper cavity or tilted moments)";
+  } else if (noise_learned && !(noise_sd <= 10.0 * target_sd)) {
+    report.status = FitStatus::numerical_error;
+    report.message = "EP diverged: the noise sd grew to " + option_detail::format_double(noise_sd) +
+                     ", more than 10 times the targets' sd " + option_detail::format_double(target_sd);
+  }
+}
+
 Model fit(const RegressionData& train, const Options& o, Rng& rng) {
   // Deterministic with the zero start of section 3.5.3; the MAP start draws its random start from rng.
   o.validate();
@@ -336,7 +350,11 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
       report.message = "the approximate LOO density is not finite in sweep " + std::to_string(iteration);
       break;
     }
-    const bool quiet = std::abs(last.log_z_loo - previous_loo) < o.tolerance * static_cast<double>(n);
+    // A sweep that had to skip many sites (improper cavities or tilted moments, Appendix G)
+    // changes little because it updates little: that is not convergence.
+    const bool few_skipped = 100 * last.skipped <= n;
+    const bool quiet =
+        few_skipped && std::abs(last.log_z_loo - previous_loo) < o.tolerance * static_cast<double>(n);
     quiet_sweeps = quiet ? quiet_sweeps + 1 : 0;
     previous_loo = last.log_z_loo;
     const int settled = o.prior_start < o.max_iterations ? o.prior_start + 1 : o.initial_iterations;
@@ -349,6 +367,8 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
     report.status = FitStatus::not_converged;
     report.message = "no convergence in " + std::to_string(o.max_iterations) + " sweeps";
   }
+  check_breakdown(last.skipped, n, o.learn_noise, std::exp(0.5 * q.theta_nu / q.theta_tau),
+                  std::sqrt((y.array() - y.mean()).square().mean()), report);
   report.iterations = std::min(iteration, o.max_iterations);
 
   Posterior posterior;

@@ -150,6 +150,12 @@ class Model final : public bnn::Model {
 // Figure 4(c)); the others sit at or near the fixed point E(v_k) = 0 of section 2.3.
 int units_with_effect(const Posterior& posterior);
 
+// Marks a fit that broke down as a numerical error (report unchanged otherwise): more than 1%
+// of the n likelihood sites skipped in the last sweep (improper cavities or tilted moments),
+// or a learned noise sd above 10 times the training targets' sd.
+void check_breakdown(long skipped_last_sweep, long n, bool noise_learned, double noise_sd, double target_sd,
+                     FitReport& report);
+
 Model fit(const RegressionData& train, const Options& options, Rng& rng);
 
 }  // namespace bnn::nnep
