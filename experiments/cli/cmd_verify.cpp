@@ -116,13 +116,20 @@ int cmd_verify(const std::vector<std::string>& args) {
 
   const exp::ExperimentSpec spec = load_spec(experiment, filter.settings);
   const data::DatasetRegistry registry = common.load_registry();
-  exp::Plan plan = exp::make_plan(spec, registry, filter.plan_options(common.resolved_data_dir()));
-  for (const auto& note : plan.notes) std::cerr << "note: " << note << "\n";
   if (results.empty()) results = default_results_dir(spec.name);
   if (!fs::exists(fs::path(results) / "bnnbench.sqlite"))
     throw std::invalid_argument("--results: no results store at " + (fs::path(results) / "bnnbench.sqlite").string());
   exp::ResultsStore store(results, /*create=*/false);
   const std::vector<exp::JobRecord> stored = store.jobs(spec.name, /*with_points=*/true);
+  exp::PlanOptions plan_options = filter.plan_options(common.resolved_data_dir());
+  if (plan_options.only_datasets.empty()) {  // the spec's data sets that the store has jobs of
+    std::set<std::string> in_store;
+    for (const auto& job : stored) in_store.insert(job.key.dataset);
+    for (const auto& dataset : spec.datasets)
+      if (in_store.count(registry.find(dataset.name).name)) plan_options.only_datasets.push_back(dataset.name);
+  }
+  exp::Plan plan = exp::make_plan(spec, registry, plan_options);
+  for (const auto& note : plan.notes) std::cerr << "note: " << note << "\n";
   const std::vector<const exp::JobRecord*> records = exp::stored_records(plan.jobs, stored);
 
   // Only the jobs the store holds as finished are rerun.

@@ -5,9 +5,11 @@ source "$(dirname "$0")/lib.sh"
 "$BNNBENCH" datasets fetch --from "$MIRROR" boston 2>/dev/null
 "$BNNBENCH" run pbp-table1 --methods linear,pbp --datasets boston --splits 0-2 --threads 2 -q --no-report \
   --results "$work/r"
-verify() { "$BNNBENCH" verify pbp-table1 --results "$work/r" --datasets boston -q "$@"; }
+verify() { "$BNNBENCH" verify pbp-table1 --results "$work/r" -q "$@"; }
 
-out=$(verify --threads 1) || fail "verify of an untouched store failed: $out"
+out=$(verify --threads 1 2>&1) || fail "verify of an untouched store failed: $out"
+# Only the data sets the store has jobs of are loaded: no notes about the others not fetched.
+grep -q 'note: data set' <<<"$out" && fail "notes about data sets the store does not hold: $out"
 grep -q '^| boston | pbp | 3 | 3 | 0 | 0 |' <<<"$out" || fail "pbp row: $out"
 grep -q '^6 job(s) identical, 0 within tolerance 0, 0 differ' <<<"$out" || fail "summary: $out"
 
