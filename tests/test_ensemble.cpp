@@ -74,6 +74,26 @@ TEST_CASE("bivariate normal CDF agrees with quadrature, including h = 0 and k = 
       }
 }
 
+TEST_CASE("bivariate normal CDF and erf pair tables at |rho| = 1 and beyond it by rounding", "[ensemble]") {
+  const auto phi = [](double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); };
+  for (double h : {-1.3, 0.0, 0.4})
+    for (double k : {-0.7, 0.0, 1.8}) {
+      CHECK(bivariate_normal_cdf(h, k, 1.0) == Approx(phi(std::min(h, k))).margin(1e-15));
+      CHECK(bivariate_normal_cdf(h, k, 1.0 + 1e-16) == bivariate_normal_cdf(h, k, 1.0));
+      CHECK(bivariate_normal_cdf(h, k, -1.0) == Approx(std::max(0.0, phi(h) + phi(k) - 1.0)).margin(1e-15));
+      // continuous with the regular branch
+      CHECK(bivariate_normal_cdf(h, k, 1.0 - 1e-9) == Approx(bivariate_normal_cdf(h, k, 1.0)).margin(1e-4));
+    }
+  // Pre-activations with variances of 1e20 whose correlation rounds to 1 (an input 1e10 training
+  // sds away): every entry finite, and close to the table of a slightly smaller correlation.
+  const double v = 1e20;
+  const PairTable at_one = pair_table(3e9, -2e9, v, v, v + 1.0);
+  const PairTable near_one = pair_table(3e9, -2e9, v, v, (1.0 - 1e-12) * v);
+  for (int p = 0; p <= kMaxOrder; ++p)
+    for (int q = 0; p + q <= kMaxOrder; ++q) CHECK(std::isfinite(at_one.value[p][q]));
+  CHECK(at_one.value[0][0] == Approx(near_one.value[0][0]).margin(1e-9));
+}
+
 TEST_CASE("erf-unit expectations E[s^(p)(a_i) s^(q)(a_j)] equal brute-force quadrature", "[ensemble]") {
   struct Case { double mi, mj, vi, vj, cij; };
   for (const Case c : {Case{0.3, -0.8, 0.5, 1.2, 0.4}, Case{-1.5, 0.2, 2.0, 0.1, -0.3}, Case{0.0, 0.0, 0.7, 0.7, 0.7},

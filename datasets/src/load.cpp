@@ -128,8 +128,9 @@ void check_usable(const Dataset& data, Eigen::Index min_rows) {
                     data.name + " has " + std::to_string(data.X.rows()) + " rows, but at least " +
                         std::to_string(min_rows) + " are needed");
   if (data.y.size() > 0 && data.y.maxCoeff() == data.y.minCoeff())
-    throw DataError(data.origin, 0, 0, data.name + ": the target is constant (" +
-                                           std::to_string(data.y[0]) + " in every row)");
+    throw DataError(data.origin, 0, 0,
+                    (data.name == data.origin ? "" : data.name + ": ") + "the target is constant (" +
+                        std::to_string(data.y[0]) + " in every row)");
 }
 
 Dataset load_dataset(const DatasetSpec& spec, const std::string& data_dir) {

@@ -1,4 +1,5 @@
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -100,6 +101,7 @@ int cmd_fit(const std::vector<std::string>& args) {
   std::printf("crps          %.6g\n", metrics.at("crps"));
   std::printf("fit_seconds   %.4f\n", std::chrono::duration<double>(t1 - t0).count());
   for (const auto& [name, value] : model->report().diagnostics) std::printf("%-13s %.6g\n", name.c_str(), value);
+  for (const auto& warning : model->report().warnings) std::printf("warning       %s\n", warning.c_str());
   if (!predictions.empty()) {
     std::ofstream out(predictions);
     out << "row,y,mean,variance,log_density,squared_error\n";
@@ -107,6 +109,15 @@ int cmd_fit(const std::vector<std::string>& args) {
       out << i << "," << test.y[static_cast<Eigen::Index>(i)] << "," << scores.mean[i] << "," << scores.variance[i] << ","
           << scores.log_density[i] << "," << scores.squared_error[i] << "\n";
     if (!out) throw std::runtime_error("cannot write " + predictions);
+  }
+  long non_finite = 0;  // as the runner counts them
+  for (std::size_t i = 0; i < scores.mean.size(); ++i)
+    if (!std::isfinite(scores.log_density[i]) || !std::isfinite(scores.mean[i])) ++non_finite;
+  if (non_finite > 0) {
+    std::fprintf(stderr, "bnnbench fit: error: non-finite predictions at %ld of %ld test points (fit status %s)\n",
+                 non_finite, static_cast<long>(scores.mean.size()),
+                 to_string(model->report().status).c_str());
+    return 1;
   }
   return 0;
 }

@@ -1,5 +1,6 @@
 #include "erf_moments.hpp"
 
+#include <algorithm>
 #include <boost/math/quadrature/gauss.hpp>
 #include <boost/math/special_functions/owens_t.hpp>
 #include <cmath>
@@ -40,6 +41,10 @@ double erf_unit(double a, int order) {
 }
 
 double bivariate_normal_cdf(double h, double k, double rho) {
+  // |rho| = 1 (or beyond it by rounding, as when pre-activations have huge variances): the
+  // degenerate limits.
+  if (rho >= 1.0) return normal_cdf(std::min(h, k));
+  if (rho <= -1.0) return std::max(0.0, normal_cdf(h) + normal_cdf(k) - 1.0);
   if (std::abs(rho) <= 0.925) {
     // Phi2 = Phi(h) Phi(k) + 1/(2 pi) int_0^asin(rho) exp(-(h^2 + k^2 - 2 h k sin t) / (2 cos^2 t)) dt,
     // by Gauss-Legendre with 6, 12 or 20 nodes as |rho| grows (the choice of Genz 2004).
@@ -125,7 +130,10 @@ void fill_from_side(double h, double s, const double* sigma_t, double dt_own, do
 PairTable pair_table(double mean_i, double mean_j, double variance_i, double variance_j, double covariance_ij) {
   const double s_i = std::sqrt(1.0 + variance_i), s_j = std::sqrt(1.0 + variance_j);
   const double h = mean_i / s_i, k = mean_j / s_j;
-  const double rho = covariance_ij / (s_i * s_j);
+  // |rho| can reach 1 by rounding when the variances are huge (inputs far outside the training
+  // range); kept just inside it, the derivatives below stay finite.
+  constexpr double kMaxCorrelation = 1.0 - 1e-15;
+  const double rho = std::clamp(covariance_ij / (s_i * s_j), -kMaxCorrelation, kMaxCorrelation);
   const double r = std::sqrt((1.0 - rho) * (1.0 + rho));
   PairTable table;
   // E[sigma(a_i) sigma(a_j)] with sigma = 2 Phi - 1 and E[Phi(a_i) Phi(a_j)] = Phi2(h, k; rho).

@@ -18,7 +18,8 @@ constexpr int kMaxOrder = 4;
 // sigma^(order)(a) for order 0..kMaxOrder+1.
 double erf_unit(double a, int order = 0);
 
-// P(Z1 <= h, Z2 <= k) for standard normals with correlation rho, |rho| < 1.
+// P(Z1 <= h, Z2 <= k) for standard normals with correlation rho; |rho| >= 1 gives the limits
+// rho -> +-1 (a rho just beyond them by rounding is taken as +-1).
 double bivariate_normal_cdf(double h, double k, double rho);
 
 // E[sigma^(p)(a)] for a ~ N(mean, variance), p = 0..kMaxOrder+1.

@@ -39,7 +39,7 @@ expect_error 2 'good.txt: target column 7 \(0-based\) is out of range' fit --tra
 printf '1 2 3\n' > onerow.txt
 expect_error 2 'onerow.txt: onerow.txt has 1 rows, but at least 2 are needed' fit --train onerow.txt --test good.txt
 printf '1 2 5\n4 5 5\n7 8 5\n' > constant.txt
-expect_error 2 'constant.txt: .*target is constant' fit --train constant.txt --test good.txt
+expect_error 2 'error: constant.txt: the target is constant' fit --train constant.txt --test good.txt
 printf '1 2\n4 5\n' > narrow.txt
 expect_error 2 'narrow.txt has 1 feature columns but good.txt has 2' fit --train good.txt --test narrow.txt
 expect_error 2 "cannot open the file" fit --train does-not-exist.txt --test good.txt
