@@ -50,6 +50,8 @@ struct Options {
   double initial_sd = 0.1;
   int initial_optimization = 200;
   int diagnostic_points = 100;
+  int tempering_replicas = 1;
+  double tempering_min_beta = 0.3;
 
   template <class Visitor>
   void visit(Visitor&& v) {
@@ -92,6 +94,10 @@ struct Options {
       "L-BFGS iterations towards the mode of the weights' marginal posterior from each chain's random "
       "start, before warm-up (0: sample from the random start)");
     v("diagnostic_points", diagnostic_points, "training points whose predictions enter R-hat and ESS");
+    v("tempering_replicas", tempering_replicas,
+      "parallel tempering: copies of each chain at likelihood powers beta from 1 down to tempering_min_beta "
+      "(geometric), neighbours swapping states after every iteration; only beta = 1 is kept (1: off)");
+    v("tempering_min_beta", tempering_min_beta, "smallest likelihood power of the tempering ladder");
   }
   void validate(std::string_view method = "nn-mc") const;
 };
@@ -145,6 +151,7 @@ struct ChainResult {
   double mean_common_variance = 0.0;  // prior = ard2: the inputs' common variance, after warm-up
   double initial_rmse = 0.0;         // training RMSE after the initial optimization
   long initial_evaluations = 0;      // gradient evaluations it used
+  double swap_rate = 0.0;            // tempering: accepted / proposed swaps
   std::string error;                // non-empty if the chain failed
 };
 
