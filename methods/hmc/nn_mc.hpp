@@ -135,6 +135,12 @@ Eigen::VectorXd neal_curvature(const MlpShape& shape, const PriorGroups& groups,
 // Draw of the precision of each group from its Gamma conditional given the weights.
 Eigen::VectorXd gibbs_precisions(const PriorGroups& groups, const Eigen::VectorXd& theta, Rng& rng);
 
+// The per-parameter prior precisions (multiplier x group precision) of the group precisions.
+Eigen::VectorXd prior_precisions(const PriorGroups& groups, const Eigen::VectorXd& precision);
+
+// log N(y | f(theta), noise_variance) summed over n points, from half the sum of squared errors.
+double gaussian_log_likelihood(double squared_error_half, double noise_variance, double n);
+
 struct Draw {
   Eigen::VectorXd theta;
   double noise_variance = 0.0;
