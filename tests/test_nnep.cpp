@@ -277,6 +277,34 @@ TEST_CASE("nn-ep: a fit that broke down is a numerical error, not a convergence"
   CHECK(report.message == "earlier");
 }
 
+TEST_CASE("nn-ep unit_schedule: units join the updates one at a time (section 3.5.3)", "[nnep]") {
+  CHECK(test::invalid_argument_message([] { find_method("nn-ep-la").canonical_config({{"unit_schedule", "-1"}}); }) ==
+        "nn-ep-la: unit_schedule is -1, but must be >= 0");
+  Rng data_rng(9);
+  RegressionData data;
+  data.X = Eigen::MatrixXd(60, 1);
+  data.y = Eigen::VectorXd(60);
+  for (int i = 0; i < 60; ++i) {
+    data.X(i, 0) = -2.0 + 4.0 * i / 59.0;
+    data.y[i] = std::sin(2.0 * data.X(i, 0)) + 0.1 * standard_normal(data_rng);
+  }
+  Options o = laplace_defaults();
+  o.hidden_units = 3;
+  o.max_iterations = 20;
+  o.prior_start = 20;  // no input-prior EP: a unit that never joined keeps its prior sites
+  for (const int schedule : {0, 8, 100}) {
+    o.unit_schedule = schedule;
+    Rng rng(1);
+    const nnep::Model model = nnep::fit(data, o, rng);
+    // schedule 8: units 1-3 join at sweeps 1, 9, 17; schedule 100: only unit 1 within 20 sweeps
+    const int joined = schedule == 0 ? 3 : schedule == 8 ? 3 : 1;
+    for (int k = 0; k < 3; ++k) {
+      INFO("schedule " << schedule << ", unit " << k + 1);
+      CHECK((model.posterior().input_mean[k].norm() > 1e-3) == (k < joined));
+    }
+  }
+}
+
 TEST_CASE("nn-ep warns when every hidden unit ends at the zero fixed point", "[nnep]") {
   // Targets independent of the inputs: EP prunes every unit (section 2.3) and says so.
   Rng data_rng(17);

@@ -42,6 +42,7 @@ void Options::validate() const {
                                   ", but must be in (0, 1]");
   }
   require_positive(name, "tau_min", tau_min);
+  require_at_least(name, "unit_schedule", unit_schedule, 0);
   require_positive(name, "initial_noise_sd", initial_noise_sd);
   require_positive(name, "initial_weight_variance", initial_weight_variance);
   require_positive(name, "initial_bias_variance", initial_bias_variance);
@@ -80,6 +81,7 @@ struct SweepControl {
   double fixed_theta = 0.0;
   double damping_w = 0.0, damping_v = 0.0, damping_theta = 0.0;
   bool sequential = true;
+  int active_units = 0;  // the input-weight sites of units 0 .. active_units - 1 are updated
 };
 struct SweepResult {
   double log_z_loo = 0.0;        // sum_i log Z_i
@@ -151,7 +153,7 @@ SweepResult likelihood_sweep(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
       const double tilted_var = tilted.h_variance[k], tilted_mean = tilted.h_mean[k];
       result.max_mean_change = std::max(result.max_mean_change, std::abs(tilted_mean - h_mean[k]));
       result.max_variance_change = std::max(result.max_variance_change, std::abs(tilted_var - h_var[k]) / h_var[k]);
-      if (control.damping_w <= 0.0) continue;
+      if (control.damping_w <= 0.0 || k >= control.active_units) continue;
       double delta_tau = (1.0 / tilted_var - 1.0 / h_var[k]) / eta;
       double delta_nu = (tilted_mean / tilted_var - h_mean[k] / h_var[k]) / eta;
       double delta = delta_tau < 0.0 ? 0.5 * control.damping_w : control.damping_w;
@@ -318,6 +320,7 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
     control.damping_v = frozen ? 0.0 : o.damping_v;
     control.damping_theta = o.damping_theta;
     control.sequential = o.sequential;
+    control.active_units = o.unit_schedule > 0 ? std::min(K, 1 + (iteration - 1) / o.unit_schedule) : K;
     const Sites before = o.sequential ? Sites{} : sites;
     last = likelihood_sweep(X, y, o, activations, control, sites, q, workspace);
     skipped += last.skipped;
@@ -357,7 +360,9 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
         few_skipped && std::abs(last.log_z_loo - previous_loo) < o.tolerance * static_cast<double>(n);
     quiet_sweeps = quiet ? quiet_sweeps + 1 : 0;
     previous_loo = last.log_z_loo;
-    const int settled = o.prior_start < o.max_iterations ? o.prior_start + 1 : o.initial_iterations;
+    const int all_joined = o.unit_schedule > 0 ? 1 + (K - 1) * o.unit_schedule : 0;
+    const int settled =
+        std::max(o.prior_start < o.max_iterations ? o.prior_start + 1 : o.initial_iterations, all_joined);
     if (iteration > settled && quiet_sweeps >= 2) {
       converged = true;
       break;

@@ -69,6 +69,7 @@ struct Options {
   double initial_output_variance = 0.04;
   std::string initialization = "zero";  // or "map" (the alternative of section 5, see map_start.hpp)
   int map_iterations = 1000;            // L-BFGS iterations of the MAP start
+  int unit_schedule = 0;        // > 0: unit k joins the updates at sweep 1 + (k - 1) * unit_schedule
   int initial_iterations = 15;  // sweeps with the noise and weight priors fixed
   int prior_start = 30;         // sweep at which the input-weight prior EP starts
   int max_iterations = 100;
@@ -109,6 +110,9 @@ struct Options {
       "zero: the prior sites of section 3.5.3 (zero input-weight means, output-weight means linspace(1, 2)); "
       "map: their means from a MAP estimate of the weights (the alternative of the paper's section 5)");
     v("map_iterations", map_iterations, "L-BFGS iterations of the MAP estimate (initialization = map)");
+    v("unit_schedule", unit_schedule,
+      "0: every hidden unit's sites are updated from the first sweep; s > 0: unit k joins at sweep "
+      "1 + (k - 1) s (the incremental scheme of section 3.5.3)");
     v("initial_iterations", initial_iterations, "sweeps with fixed noise and fixed prior sites");
     v("prior_start", prior_start, "sweep at which EP on the input-weight priors starts");
     v("max_iterations", max_iterations, "maximum number of sweeps over the likelihood sites");
