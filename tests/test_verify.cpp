@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "experiments/src/verify.hpp"
+#include "test_helpers.hpp"
 
 using namespace bnn::exp;
 
@@ -126,5 +127,52 @@ TEST_CASE("compare_jobs: finds each kind of difference and reports the largest",
     CHECK(c.worst == "grid upper95[1]");
     CHECK(compare_jobs(stored, stored, grid, std::nullopt).worst == "grid predictions missing in the rerun");
     CHECK(compare_jobs(stored, stored, grid, grid).differing == 0);
+  }
+}
+
+TEST_CASE("compare_report_tables: a rerun's table against a published one", "[verify]") {
+  const std::string header = "dataset,method,metric,value,se,n_splits,paper_value,paper_se\n";
+  const std::string published = header +
+                                "boston,pbp,rmse,3.01,0.19,20,3.01,0.18\n"
+                                "boston,pbp,test_ll,-2.576,0.092,20,-2.574,0.089\n"
+                                "boston,pbp,fit_seconds,0.15,0.001,20,13,\n"
+                                "boston,vi,rmse,3.37,0.18,20,4.32,0.29\n"
+                                "yacht,pbp,rmse,,,0,1.015,0.054\n";
+  SECTION("the same digits") {
+    const std::string ours = header +
+                             "boston,pbp,rmse,3.01,0.19,20,3.01,0.18\n"
+                             "boston,pbp,test_ll,-2.576,0.092,20,,\n"
+                             "boston,pbp,fit_seconds,0.31,0.002,20,13,\n"  // timings differ: not compared
+                             "boston,vi,rmse,,,0,4.32,0.29\n";                // not rerun
+    const TableComparison c = compare_report_tables(ours, published, "report.csv", 0.0);
+    CHECK(c.compared == 2);
+    CHECK(c.identical == 2);
+    CHECK(c.not_rerun == 1);
+    CHECK(c.differing.empty());
+  }
+  SECTION("a value or a standard error that differs") {
+    const std::string ours = header +
+                             "boston,pbp,rmse,3.0100001,0.19,20,3.01,0.18\n"
+                             "boston,pbp,test_ll,-2.576,0.093,20,,\n"
+                             "boston,vi,rmse,3.37,0.18,20,,\n";
+    const TableComparison c = compare_report_tables(ours, published, "report.csv", 1e-6);
+    CHECK(c.compared == 3);
+    CHECK(c.identical == 1);
+    CHECK(c.within == 1);  // 3.0100001 against 3.01: 3.3e-8
+    REQUIRE(c.differing.size() == 1);
+    CHECK(c.differing[0].metric == "test_ll");
+    CHECK(c.differing[0].ours_se == "0.093");
+    CHECK(c.differing[0].relative == Approx(0.001 / 0.093));
+  }
+  SECTION("malformed tables name the file and line") {
+    CHECK(bnn::test::invalid_argument_message([&] { compare_report_tables(header, "a,b\n", "pub.csv", 0.0); })
+              .find("pub.csv, line 1: not a report table") == 0);
+    CHECK(bnn::test::invalid_argument_message(
+              [&] { compare_report_tables(header, header + "boston,pbp,rmse,x3,0.1\n", "pub.csv", 0.0); }) ==
+          "pub.csv, line 2, column 4: non-numeric value 'x3'");
+    CHECK(bnn::test::invalid_argument_message([&] { compare_report_tables(header, header + "boston,pbp\n", "pub.csv", 0.0); }) ==
+          "pub.csv, line 2: 2 fields, but a report row has at least 5");
+    CHECK(bnn::test::invalid_argument_message([&] { compare_report_tables(header, "", "pub.csv", 0.0); }) ==
+          "pub.csv: the file is empty");
   }
 }

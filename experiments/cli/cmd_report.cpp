@@ -7,6 +7,7 @@
 #include "common.hpp"
 #include "datasets/src/load.hpp"
 #include "experiments/src/selection.hpp"
+#include "experiments/src/verify.hpp"
 #include "shared.hpp"
 
 namespace bnn::cli {
@@ -36,12 +37,38 @@ std::string observations_csv(const exp::ExperimentSpec& spec, const data::Datase
     }
   return out.str();
 }
+// `report --compare FILE`: our table against a published one, cell by cell.
+int compare_with_published(const exp::ExperimentSpec& spec, const data::DatasetRegistry& registry,
+                           const std::string& results, const std::string& file, double tolerance) {
+  std::ifstream in(file);
+  if (!in) throw std::invalid_argument("--compare: cannot read " + file);
+  std::stringstream published;
+  published << in.rdbuf();
+  exp::ResultsStore store(results, /*create=*/false);
+  const std::string ours =
+      exp::render_csv(exp::build_report(spec, registry, store, exp::load_reference(spec, registry)));
+  const exp::TableComparison c = exp::compare_report_tables(ours, published.str(), file, tolerance);
+  std::cout << "# " << spec.name << ": " << store.path() << " against " << file << "\n\n"
+            << c.compared << " value(s) compared (timings excepted): " << c.identical << " identical, " << c.within
+            << " within tolerance " << tolerance << ", " << c.differing.size() << " differ; " << c.not_rerun
+            << " published value(s) not rerun here\n";
+  if (!c.differing.empty()) {
+    std::cout << "\n| data set | method | metric | ours | se | published | se | relative difference |\n"
+                 "|---|---|---|---|---|---|---|---|\n";
+    for (const auto& d : c.differing)
+      std::cout << "| " << d.dataset << " | " << d.method << " | " << d.metric << " | " << d.ours << " | " << d.ours_se
+                << " | " << d.theirs << " | " << d.theirs_se << " | " << d.relative << " |\n";
+  }
+  return c.differing.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 int cmd_report(const std::vector<std::string>& args) {
   CommonOptions common;
-  std::string experiment, results, format = "md", output;
+  std::string experiment, results, format = "md", output, compare;
   std::vector<std::string> settings;
+  double tolerance = 0.0;
   po::options_description options("bnnbench report options");
   options.add_options()
       ("experiment", po::value(&experiment), "experiment name or spec file")
@@ -50,7 +77,12 @@ int cmd_report(const std::vector<std::string>& args) {
        "md (Markdown), csv (tidy: one row per data set x method x metric), latex (booktabs), splits (every "
        "job's per-split metrics), grid (figure predictions on the spec's grid), observations (the data sets' points)")
       ("output,o", po::value(&output), "write to this file instead of standard output")
-      ("set", po::value(&settings)->composing(), "the --set overrides the run used (to select its results)");
+      ("set", po::value(&settings)->composing(), "the --set overrides the run used (to select its results)")
+      ("compare", po::value(&compare),
+       "instead of the report, compare its values and standard errors with a published table in the CSV "
+       "format (e.g. results/EXPERIMENT/report.csv); exit status 1 when any differ")
+      ("tolerance", po::value(&tolerance),
+       "with --compare: largest relative difference accepted (default 0: the same 10 significant digits)");
   common.add_to(options);
   po::positional_options_description positional;
   positional.add("experiment", 1);
@@ -64,9 +96,12 @@ int cmd_report(const std::vector<std::string>& args) {
   }
   if (experiment.empty()) throw po::error("missing EXPERIMENT");
   check_format(format);
+  if (!(tolerance >= 0.0))
+    throw std::invalid_argument("--tolerance is " + std::to_string(tolerance) + ", but must be >= 0");
   const exp::ExperimentSpec spec = load_spec(experiment, settings);
   if (results.empty()) results = default_results_dir(spec.name);
   const data::DatasetRegistry registry = common.load_registry();
+  if (!compare.empty()) return compare_with_published(spec, registry, results, compare, tolerance);
   std::string text;
   if (format == "observations") {
     text = observations_csv(spec, registry, common.resolved_data_dir());

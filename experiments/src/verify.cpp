@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
 #include <vector>
 
 namespace bnn::exp {
@@ -55,7 +60,7 @@ double relative_difference(double a, double b) {
   return std::abs(a - b) / std::max(std::abs(a), std::abs(b));
 }
 
-bool is_timing_metric(const std::string& name) { return name == "fit_seconds"; }
+bool is_timing_metric(const std::string& name) { return name == "fit_seconds" || name == "rel_time"; }
 
 JobComparison compare_jobs(const JobRecord& stored, const JobRecord& rerun,
                            const std::optional<GridPredictions>& stored_grid,
@@ -100,6 +105,79 @@ JobComparison compare_jobs(const JobRecord& stored, const JobRecord& rerun,
     compare.array(stored_grid->upper95, rerun_grid->upper95, "grid upper95");
   } else if (stored_grid) {
     compare.mismatch("grid predictions missing in the rerun");
+  }
+  return result;
+}
+
+namespace {
+
+struct TableRow {
+  std::string value, se;
+};
+using Table = std::map<std::tuple<std::string, std::string, std::string>, TableRow>;
+
+Table read_report_table(const std::string& text, const std::string& name) {
+  Table table;
+  std::istringstream in(text);
+  std::string line;
+  long number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    std::vector<std::string> fields;
+    std::size_t start = 0;
+    for (std::size_t comma; (comma = line.find(',', start)) != std::string::npos; start = comma + 1)
+      fields.push_back(line.substr(start, comma - start));
+    fields.push_back(line.substr(start));
+    if (number == 1) {
+      if (fields.size() < 5 || fields[0] != "dataset" || fields[1] != "method" || fields[2] != "metric" ||
+          fields[3] != "value" || fields[4] != "se")
+        throw std::invalid_argument(name + ", line 1: not a report table (expected the header "
+                                           "dataset,method,metric,value,se,... of `report --format csv`)");
+      continue;
+    }
+    if (fields.size() < 5)
+      throw std::invalid_argument(name + ", line " + std::to_string(number) + ": " + std::to_string(fields.size()) +
+                                  " fields, but a report row has at least 5");
+    for (const std::size_t f : {std::size_t{3}, std::size_t{4}}) {
+      char* end = nullptr;
+      if (!fields[f].empty() && (std::strtod(fields[f].c_str(), &end), *end != '\0'))
+        throw std::invalid_argument(name + ", line " + std::to_string(number) + ", column " + std::to_string(f + 1) +
+                                    ": non-numeric value '" + fields[f] + "'");
+    }
+    table[{fields[0], fields[1], fields[2]}] = {fields[3], fields[4]};
+  }
+  if (number == 0) throw std::invalid_argument(name + ": the file is empty");
+  return table;
+}
+
+double read_number(const std::string& text) {
+  return text.empty() ? std::numeric_limits<double>::quiet_NaN() : std::strtod(text.c_str(), nullptr);
+}
+
+}  // namespace
+
+TableComparison compare_report_tables(const std::string& ours, const std::string& theirs,
+                                      const std::string& theirs_name, double tolerance) {
+  const Table mine = read_report_table(ours, "our report");
+  const Table published = read_report_table(theirs, theirs_name);
+  TableComparison result;
+  for (const auto& [key, row] : published) {
+    const auto& [dataset, method, metric] = key;
+    if (row.value.empty() || is_timing_metric(metric)) continue;
+    const auto it = mine.find(key);
+    if (it == mine.end() || it->second.value.empty()) {
+      ++result.not_rerun;
+      continue;
+    }
+    ++result.compared;
+    const double relative =
+        std::max(relative_difference(read_number(it->second.value), read_number(row.value)),
+                 relative_difference(read_number(it->second.se), read_number(row.se)));
+    if (relative == 0.0) ++result.identical;
+    else if (relative <= tolerance) ++result.within;
+    else result.differing.push_back({dataset, method, metric, it->second.value, it->second.se, row.value, row.se, relative});
   }
   return result;
 }

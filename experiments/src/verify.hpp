@@ -4,6 +4,7 @@
 // iteration count and status) with the rerun's. Timings are not compared.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "grid.hpp"
 #include "store.hpp"
@@ -29,5 +30,23 @@ JobComparison compare_jobs(const JobRecord& stored, const JobRecord& rerun,
 
 // Metrics that measure time, not results (never compared).
 bool is_timing_metric(const std::string& name);
+
+// A rerun's report against a published one (`report --compare`): both in the tidy CSV of
+// `report --format csv` (dataset,method,metric,value,se,...). Cells are compared where both
+// have a value, timing metrics excepted; a cell differs when the value or the standard error
+// differ by more than `tolerance` (relative) after both are read back from the CSV's digits.
+struct CellDifference {
+  std::string dataset, method, metric;
+  std::string ours, ours_se, theirs, theirs_se;
+  double relative = 0.0;
+};
+struct TableComparison {
+  long compared = 0, identical = 0, within = 0;
+  long not_rerun = 0;  // cells with a published value and none of ours
+  std::vector<CellDifference> differing;
+};
+// Throws std::invalid_argument naming `theirs_name` and the line for a malformed table.
+TableComparison compare_report_tables(const std::string& ours, const std::string& theirs,
+                                      const std::string& theirs_name, double tolerance);
 
 }  // namespace bnn::exp

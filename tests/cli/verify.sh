@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `bnnbench verify` reruns a store's finished jobs and finds every number that came out
-# differently: none after a plain run, a tampered metric or test-point prediction otherwise.
+# differently: none after a plain run, a tampered metric or test-point prediction otherwise;
+# `report --compare` checks a table against a published one.
 source "$(dirname "$0")/lib.sh"
 "$BNNBENCH" datasets fetch --from "$MIRROR" boston 2>/dev/null
 "$BNNBENCH" run pbp-table1 --methods linear,pbp --datasets boston --splits 0-2 --threads 2 -q --no-report \
@@ -42,4 +43,18 @@ if out=$(verify --tolerance -1 2>&1); then fail "negative tolerance accepted"; f
 grep -q -- '--tolerance is -1' <<<"$out" || fail "negative tolerance message: $out"
 if out=$("$BNNBENCH" verify pbp-table1 --results "$work/none" 2>&1); then fail "missing store accepted"; fi
 grep -q "no results store at $work/none/bnnbench.sqlite" <<<"$out" || fail "missing store message: $out"
+# report --compare: a table against a published one (here: itself, then with one cell changed).
+"$BNNBENCH" report pbp-table1 --results "$work/r" --format csv -o published.csv
+out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --compare published.csv) || fail "compare with itself: $out"
+grep -q '^4 value(s) compared (timings excepted): 4 identical, 0 within tolerance 0, 0 differ' <<<"$out" ||
+  fail "compare with itself: $out"
+awk -F, 'BEGIN { OFS = "," } $1 == "boston" && $2 == "pbp" && $3 == "rmse" { $4 = $4 * 1.01 } { print }' \
+  published.csv > changed.csv
+if out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --compare changed.csv); then fail "a changed cell passed"; fi
+grep -q '^| boston | pbp | rmse |' <<<"$out" || fail "changed cell not listed: $out"
+"$BNNBENCH" report pbp-table1 --results "$work/r" --compare changed.csv --tolerance 0.02 >/dev/null ||
+  fail "tolerance 0.02 rejected a change of 1%"
+printf 'dataset,method,metric,value,se\nboston,pbp,rmse,abc,1\n' > bad.csv
+if out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --compare bad.csv 2>&1); then fail "malformed table accepted"; fi
+grep -q "bad.csv, line 2, column 4: non-numeric value 'abc'" <<<"$out" || fail "malformed table message: $out"
 echo "verify: all checks passed"
