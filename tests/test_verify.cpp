@@ -148,6 +148,14 @@ TEST_CASE("compare_report_tables: a rerun's table against a published one", "[ve
     CHECK(c.compared == 2);
     CHECK(c.identical == 2);
     CHECK(c.not_rerun == 1);
+    CHECK(c.partial == 0);
+    CHECK(c.differing.empty());
+  }
+  SECTION("a cell over fewer splits is not compared") {
+    const std::string ours = header + "boston,pbp,rmse,2.9,0.3,4,3.01,0.18\n";
+    const TableComparison c = compare_report_tables(ours, published, "report.csv", 0.0);
+    CHECK(c.partial == 1);
+    CHECK(c.compared == 0);
     CHECK(c.differing.empty());
   }
   SECTION("a value or a standard error that differs") {

@@ -51,7 +51,7 @@ int compare_with_published(const exp::ExperimentSpec& spec, const data::DatasetR
   std::cout << "# " << spec.name << ": " << store.path() << " against " << file << "\n\n"
             << c.compared << " value(s) compared (timings excepted): " << c.identical << " identical, " << c.within
             << " within tolerance " << tolerance << ", " << c.differing.size() << " differ; " << c.not_rerun
-            << " published value(s) not rerun here\n";
+            << " published value(s) not rerun here, " << c.partial << " over a different number of splits\n";
   if (!c.differing.empty()) {
     std::cout << "\n| data set | method | metric | ours | se | published | se | relative difference |\n"
                  "|---|---|---|---|---|---|---|---|\n";

@@ -112,7 +112,7 @@ JobComparison compare_jobs(const JobRecord& stored, const JobRecord& rerun,
 namespace {
 
 struct TableRow {
-  std::string value, se;
+  std::string value, se, n_splits;
 };
 using Table = std::map<std::tuple<std::string, std::string, std::string>, TableRow>;
 
@@ -146,7 +146,7 @@ Table read_report_table(const std::string& text, const std::string& name) {
         throw std::invalid_argument(name + ", line " + std::to_string(number) + ", column " + std::to_string(f + 1) +
                                     ": non-numeric value '" + fields[f] + "'");
     }
-    table[{fields[0], fields[1], fields[2]}] = {fields[3], fields[4]};
+    table[{fields[0], fields[1], fields[2]}] = {fields[3], fields[4], fields.size() > 5 ? fields[5] : ""};
   }
   if (number == 0) throw std::invalid_argument(name + ": the file is empty");
   return table;
@@ -169,6 +169,10 @@ TableComparison compare_report_tables(const std::string& ours, const std::string
     const auto it = mine.find(key);
     if (it == mine.end() || it->second.value.empty()) {
       ++result.not_rerun;
+      continue;
+    }
+    if (!row.n_splits.empty() && !it->second.n_splits.empty() && row.n_splits != it->second.n_splits) {
+      ++result.partial;
       continue;
     }
     ++result.compared;

@@ -33,7 +33,8 @@ bool is_timing_metric(const std::string& name);
 
 // A rerun's report against a published one (`report --compare`): both in the tidy CSV of
 // `report --format csv` (dataset,method,metric,value,se,...). Cells are compared where both
-// have a value, timing metrics excepted; a cell differs when the value or the standard error
+// have a value over the same number of splits, timing metrics excepted; a cell differs when
+// the value or the standard error
 // differ by more than `tolerance` (relative) after both are read back from the CSV's digits.
 struct CellDifference {
   std::string dataset, method, metric;
@@ -43,6 +44,7 @@ struct CellDifference {
 struct TableComparison {
   long compared = 0, identical = 0, within = 0;
   long not_rerun = 0;  // cells with a published value and none of ours
+  long partial = 0;    // cells over a different number of splits (not compared)
   std::vector<CellDifference> differing;
 };
 // Throws std::invalid_argument naming `theirs_name` and the line for a malformed table.

@@ -46,7 +46,7 @@ grep -q "no results store at $work/none/bnnbench.sqlite" <<<"$out" || fail "miss
 # report --compare: a table against a published one (here: itself, then with one cell changed).
 "$BNNBENCH" report pbp-table1 --results "$work/r" --format csv -o published.csv
 out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --compare published.csv) || fail "compare with itself: $out"
-grep -q '^4 value(s) compared (timings excepted): 4 identical, 0 within tolerance 0, 0 differ' <<<"$out" ||
+grep -q '^4 value(s) compared (timings excepted): 4 identical, 0 within tolerance 0, 0 differ;' <<<"$out" ||
   fail "compare with itself: $out"
 awk -F, 'BEGIN { OFS = "," } $1 == "boston" && $2 == "pbp" && $3 == "rmse" { $4 = $4 * 1.01 } { print }' \
   published.csv > changed.csv
