@@ -19,6 +19,19 @@ using namespace bnn::nnep;
 
 namespace {
 
+// sin(2x) on 60 evenly spaced points of [-2, 2], noise sd 0.1 (seed 9).
+RegressionData noisy_sine() {
+  Rng data_rng(9);
+  RegressionData data;
+  data.X = Eigen::MatrixXd(60, 1);
+  data.y = Eigen::VectorXd(60);
+  for (int i = 0; i < 60; ++i) {
+    data.X(i, 0) = -2.0 + 4.0 * i / 59.0;
+    data.y[i] = std::sin(2.0 * data.X(i, 0)) + 0.1 * standard_normal(data_rng);
+  }
+  return data;
+}
+
 Eigen::MatrixXd random_spd(Eigen::Index size, Rng& rng) {
   Eigen::MatrixXd a(size, size);
   for (Eigen::Index i = 0; i < a.size(); ++i) a.data()[i] = standard_normal(rng);
@@ -227,14 +240,7 @@ TEST_CASE("nn-ep registry entries: defaults, validation and determinism", "[nnep
         "nn-ep-ard: hidden_units is 0, but must be >= 1");
   CHECK(test::invalid_argument_message([&] { la.canonical_config({{"scale_groups", "rows"}}); }).find(
             "scale_groups is 'rows'") != std::string::npos);
-  Rng data_rng(9);
-  RegressionData data;
-  data.X = Eigen::MatrixXd(60, 1);
-  data.y = Eigen::VectorXd(60);
-  for (int i = 0; i < 60; ++i) {
-    data.X(i, 0) = -2.0 + 4.0 * i / 59.0;
-    data.y[i] = std::sin(2.0 * data.X(i, 0)) + 0.1 * standard_normal(data_rng);
-  }
+  const RegressionData data = noisy_sine();
   Rng rng_a(1), rng_b(1);
   const auto first = la.fit(data, {{"max_iterations", "40"}}, rng_a);
   const auto second = la.fit(data, {{"max_iterations", "40"}}, rng_b);
@@ -280,14 +286,7 @@ TEST_CASE("nn-ep: a fit that broke down is a numerical error, not a convergence"
 TEST_CASE("nn-ep unit_schedule: units join the updates one at a time (section 3.5.3)", "[nnep]") {
   CHECK(test::invalid_argument_message([] { find_method("nn-ep-la").canonical_config({{"unit_schedule", "-1"}}); }) ==
         "nn-ep-la: unit_schedule is -1, but must be >= 0");
-  Rng data_rng(9);
-  RegressionData data;
-  data.X = Eigen::MatrixXd(60, 1);
-  data.y = Eigen::VectorXd(60);
-  for (int i = 0; i < 60; ++i) {
-    data.X(i, 0) = -2.0 + 4.0 * i / 59.0;
-    data.y[i] = std::sin(2.0 * data.X(i, 0)) + 0.1 * standard_normal(data_rng);
-  }
+  const RegressionData data = noisy_sine();
   Options o = laplace_defaults();
   o.hidden_units = 3;
   o.max_iterations = 20;
