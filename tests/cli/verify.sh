@@ -57,4 +57,12 @@ grep -q '^| boston | pbp | rmse |' <<<"$out" || fail "changed cell not listed: $
 printf 'dataset,method,metric,value,se\nboston,pbp,rmse,abc,1\n' > bad.csv
 if out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --compare bad.csv 2>&1); then fail "malformed table accepted"; fi
 grep -q "bad.csv, line 2, column 4: non-numeric value 'abc'" <<<"$out" || fail "malformed table message: $out"
+if out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --compare published.csv --tolerance -0.5 2>&1); then
+  fail "negative tolerance accepted by report"
+fi
+grep -q -- '--tolerance is -0.5' <<<"$out" || fail "report negative tolerance message: $out"
+if out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --compare "$work/missing.csv" 2>&1); then
+  fail "missing comparison table accepted"
+fi
+grep -q "cannot read $work/missing.csv" <<<"$out" || fail "missing table message: $out"
 echo "verify: all checks passed"
