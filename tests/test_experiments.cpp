@@ -112,6 +112,16 @@ TEST_CASE("mean and standard error over splits", "[metrics]") {
   CHECK(std::isnan(mean_and_se({2.0}).se));
 }
 
+TEST_CASE("count_non_finite counts points with a non-finite log density or mean", "[metrics]") {
+  PointScores scores;
+  scores.log_density = {-1.0, std::numeric_limits<double>::quiet_NaN(), -2.0, -std::numeric_limits<double>::infinity()};
+  scores.mean = {0.5, 0.5, std::numeric_limits<double>::infinity(), 0.5};
+  CHECK(count_non_finite(scores) == 3);
+  scores.log_density = {-1.0, -1.0, -2.0, -3.0};
+  scores.mean = {0.5, 0.5, 0.5, 0.5};
+  CHECK(count_non_finite(scores) == 0);
+}
+
 TEST_CASE("split metrics of a Gaussian predictive", "[metrics]") {
   const GaussianPredictive p(Eigen::Vector2d(0.0, 1.0), Eigen::Vector2d(1.0, 4.0));
   const Eigen::Vector2d y(1.0, -1.0);

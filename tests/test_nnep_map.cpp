@@ -37,6 +37,12 @@ double network(const Eigen::MatrixXd& w, const Eigen::VectorXd& v, const Eigen::
   return f;
 }
 
+Options ard_with_units(int units) {
+  Options options = ard_defaults();
+  options.hidden_units = units;
+  return options;
+}
+
 }  // namespace
 
 TEST_CASE("nn-ep MAP start: the objective's gradient equals finite differences", "[nnep]") {
@@ -44,8 +50,7 @@ TEST_CASE("nn-ep MAP start: the objective's gradient equals finite differences",
   Eigen::MatrixXd X;
   Eigen::VectorXd y;
   smooth_problem(40, rng, X, y);
-  Options options = ard_defaults();
-  options.hidden_units = 3;
+  const Options options = ard_with_units(3);
   Eigen::MatrixXd w(3, 3);
   Eigen::VectorXd v(4);
   for (Eigen::Index i = 0; i < w.size(); ++i) w.data()[i] = standard_normal(rng);
@@ -109,8 +114,7 @@ TEST_CASE("nn-ep MAP start: positive output weights at a stationary point that f
   Eigen::MatrixXd X;
   Eigen::VectorXd y;
   smooth_problem(200, data_rng, X, y);
-  Options options = ard_defaults();
-  options.hidden_units = 6;
+  const Options options = ard_with_units(6);
   Rng rng(8);
   const MapStart start = map_start(X, y, options, rng);
   CHECK(start.evaluations > 10);

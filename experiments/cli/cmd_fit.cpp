@@ -1,5 +1,4 @@
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -110,9 +109,7 @@ int cmd_fit(const std::vector<std::string>& args) {
           << scores.log_density[i] << "," << scores.squared_error[i] << "\n";
     if (!out) throw std::runtime_error("cannot write " + predictions);
   }
-  long non_finite = 0;  // as the runner counts them
-  for (std::size_t i = 0; i < scores.mean.size(); ++i)
-    if (!std::isfinite(scores.log_density[i]) || !std::isfinite(scores.mean[i])) ++non_finite;
+  const long non_finite = exp::count_non_finite(scores);
   if (non_finite > 0) {
     std::fprintf(stderr, "bnnbench fit: error: non-finite predictions at %ld of %ld test points (fit status %s)\n",
                  non_finite, static_cast<long>(scores.mean.size()),

@@ -104,4 +104,11 @@ double percentile(std::vector<double> values, double percent) {
   return values[lower - 1] + fraction * (values[lower] - values[lower - 1]);
 }
 
+long count_non_finite(const PointScores& scores) {
+  long count = 0;
+  for (std::size_t i = 0; i < scores.log_density.size(); ++i)
+    if (!std::isfinite(scores.log_density[i]) || !std::isfinite(scores.mean[i])) ++count;
+  return count;
+}
+
 }  // namespace bnn::exp

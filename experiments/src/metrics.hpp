@@ -26,6 +26,9 @@ PointScores score_points(const Predictive& predictive, const Eigen::VectorXd& y)
 // Per-split metrics: rmse, test_ll, lpd_mean, se_mean, coverage95, crps.
 std::map<std::string, double> split_metrics(const PointScores& scores);
 
+// Test points whose log density or mean is not finite (a job with any has failed).
+long count_non_finite(const PointScores& scores);
+
 struct MetricInfo {
   std::string name;
   std::string title;

@@ -102,8 +102,7 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
       e.metrics = split_metrics(e.points);
       e.metrics["fit_seconds"] = rec.fit_seconds + rec.predict_seconds;
       e.test_rows.assign(split.test.begin(), split.test.end());
-      for (std::size_t i = 0; i < e.points.log_density.size(); ++i)
-        if (!std::isfinite(e.points.log_density[i]) || !std::isfinite(e.points.mean[i])) ++non_finite;
+      non_finite += count_non_finite(e.points);
       rec.evaluations.push_back(std::move(e));
     }
     if (split.test.empty()) {  // figure experiments: no test points, the timing still counts
