@@ -323,6 +323,24 @@ TEST_CASE("mirror: naval, protein and kin40k shapes", "[datasets]") {
     CHECK(s.x_scale[8] == 1.0);
     CHECK(s.x_scale[11] == 1.0);
     CHECK(s.transform_inputs(d.X).allFinite());
+    // As the PBP authors' numpy code standardizes naval's training part of split 0: 0.998
+    // summed 10741 times rounds (mean 0.99799999999976...), so column 11 becomes a constant
+    // +1 input; 288 sums exactly and column 8 stays zeros; the other columns are unchanged.
+    const auto splits = read_published_splits(shipped().find("naval"), kMirror, d.X.rows());
+    const Eigen::MatrixXd X_train = select_rows(d.X, splits[0].train);
+    const Eigen::VectorXd y_train = select_rows(d.y, splits[0].train);
+    REQUIRE(X_train.rows() == 10741);
+    const Standardizer zero = Standardizer::fit(X_train, y_train, "naval");
+    const Standardizer numpy = Standardizer::fit(X_train, y_train, "naval", ConstantInputs::numpy);
+    const Eigen::MatrixXd Z = numpy.transform_inputs(d.X);
+    CHECK(Z.col(8).isZero(0.0));
+    CHECK(Z.col(11).minCoeff() == Z.col(11).maxCoeff());
+    CHECK(Z(0, 11) == Approx(1.0).epsilon(1e-12));
+    CHECK(numpy.x_mean[11] < 0.998);
+    CHECK(numpy.x_scale[11] < 1e-12);
+    const Eigen::MatrixXd Z0 = zero.transform_inputs(d.X);
+    CHECK(Z0.col(11).isZero(0.0));
+    for (int j : {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 12, 13, 14, 15}) CHECK(Z.col(j) == Z0.col(j));
   }
   SECTION("protein 45730 x 9 with 5 published splits") {
     const DatasetSpec& spec = shipped().find("protein");
@@ -801,6 +819,21 @@ TEST_CASE("standardizer: constant columns and constant targets", "[datasets]") {
   Eigen::MatrixXd other(1, 2);
   other << 7, 2.5;
   CHECK(s.transform_inputs(other)(0, 0) == 2.0);  // (7 - 5) / 1
+  // numpy's double-precision mean of 5, 5, 5, 5 is exact: the column stays zeros.
+  CHECK(Standardizer::fit(X, y, "const", ConstantInputs::numpy).transform_inputs(X).col(0).isZero(0.0));
+  // 0.1 + 0.1 + 0.1 = 0.30000000000000004: numpy's mean is 0.1 + 2^-56, its sd 2^-56 (not 0,
+  // so unguarded), and the column becomes -1 (np.array([[.1], [.1], [.1]]).std(0) is 1.39e-17).
+  Eigen::MatrixXd tenths(3, 2);
+  tenths << 0.1, 1,  //
+      0.1, 2,        //
+      0.1, 4;
+  const Standardizer np = Standardizer::fit(tenths, Eigen::Vector3d(1, 2, 3), "tenths", ConstantInputs::numpy);
+  CHECK(np.x_scale[0] == std::ldexp(1.0, -56));
+  CHECK(np.transform_inputs(tenths).col(0) == Eigen::Vector3d::Constant(-1.0));
+  CHECK(Standardizer::fit(tenths, Eigen::Vector3d(1, 2, 3), "tenths").transform_inputs(tenths).col(0).isZero(0.0));
+  CHECK(parse_constant_inputs(to_string(ConstantInputs::numpy)) == ConstantInputs::numpy);
+  CHECK(parse_constant_inputs(to_string(ConstantInputs::zero)) == ConstantInputs::zero);
+  CHECK_THROWS_WITH(parse_constant_inputs("ones"), Catch::Contains("'ones' is not one of: zero, numpy"));
   require_error(data_error([&] { Standardizer::fit(X, Eigen::Vector4d(2, 2, 2, 2), "boston split 3"); }),
                 "boston split 3", 0, 0, "constant");
   require_error(data_error([&] { Standardizer::fit(X.topRows(1), Eigen::VectorXd::Ones(1), "one row"); }),

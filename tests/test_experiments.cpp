@@ -210,6 +210,12 @@ TEST_CASE("every shipped experiment spec parses and names known data sets", "[sp
   const auto& crime = *std::find_if(epnn.datasets.begin(), epnn.datasets.end(), [](const auto& d) { return d.name == "crime"; });
   CHECK(crime.target_transform == data::TargetTransform::sqrt);
   CHECK(kin.target_transform == data::TargetTransform::none);
+  // The PBP experiments standardize naval's constant columns as the authors' numpy code did.
+  for (const char* name : {"pbp-table1", "pbp-layers"}) {
+    const ExperimentSpec pbp = load_experiment(find_experiment_file(name));
+    for (const auto& d : pbp.datasets)
+      CHECK(d.constant_inputs == (d.name == "naval" ? data::ConstantInputs::numpy : data::ConstantInputs::zero));
+  }
 }
 
 TEST_CASE("malformed specs are errors naming file and line", "[spec]") {
@@ -233,6 +239,8 @@ TEST_CASE("malformed specs are errors naming file and line", "[spec]") {
   expect_line("name = \"x\"\nscale = \"log\"\n", 2, "\"original\" or \"normalized\"");
   expect_line("name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[per_dataset.boston]\ntarget_transform = \"log\"\n[[method]]\nmethod = \"linear\"\n",
               5, "'log' is not one of none, sqrt, log1p");
+  expect_line("name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[per_dataset.boston]\n\nconstant_inputs = \"ones\"\n[[method]]\nmethod = \"linear\"\n",
+              6, "constant_inputs 'ones' is not one of: zero, numpy");
   expect_line("name = = 3\n", 1, "");
 }
 
@@ -265,7 +273,12 @@ TEST_CASE("settings given with --set override the spec", "[spec]") {
   CHECK_THROWS_WITH(apply_settings(epnn, {"per_dataset.yacht.target_transform=sqrt"}, has),
                     Catch::Contains("epnn-table1 has no data set 'yacht'; its data sets: boston"));
   CHECK_THROWS_WITH(apply_settings(epnn, {"per_dataset.crime.irrelevant_inputs=3"}, has),
-                    Catch::Contains("only target_transform can be set"));
+                    Catch::Contains("only target_transform and constant_inputs can be set"));
+  apply_settings(epnn, {"per_dataset.crime.constant_inputs=numpy"}, has);
+  CHECK(std::find_if(epnn.datasets.begin(), epnn.datasets.end(), [](const auto& d) { return d.name == "crime"; })
+            ->constant_inputs == data::ConstantInputs::numpy);
+  CHECK_THROWS_WITH(apply_settings(epnn, {"per_dataset.crime.constant_inputs=one"}, has),
+                    Catch::Contains("constant_inputs 'one' is not one of: zero, numpy"));
   CHECK_THROWS_WITH(apply_settings(epnn, {"per_dataset.crime.target_transform=cube"}, has),
                     Catch::Contains("'cube' is not one of none, sqrt, log1p"));
 }
@@ -332,6 +345,14 @@ TEST_CASE("plan: a target transform is applied on loading and extends the config
   const Plan logged = make_plan(spec, registry, only);
   CHECK(logged.datasets[0].data.y == y.array().log1p().matrix());
   CHECK(logged.jobs[0].key.config_hash == log_id.hash);
+  // So does a non-default standardization of constant inputs (and only that).
+  spec.datasets[1].target_transform = data::TargetTransform::none;
+  spec.datasets[1].constant_inputs = data::ConstantInputs::numpy;
+  const ConfigIdentity numpy_id = config_identity(spec, spec.datasets[1], registry.find("epnn-case1"), spec.methods[0]);
+  CHECK_THAT(numpy_id.canonical, Catch::EndsWith("|constant_inputs=numpy"));
+  CHECK(numpy_id.hash != raw_id.hash);
+  spec.datasets[1].constant_inputs = data::ConstantInputs::zero;
+  CHECK(config_identity(spec, spec.datasets[1], registry.find("epnn-case1"), spec.methods[0]).hash == raw_id.hash);
   // A target outside the transform's domain stops the plan with the data set's name.
   spec.datasets[1].target_transform = data::TargetTransform::sqrt;
   REQUIRE(y.minCoeff() < 0.0);
@@ -613,6 +634,10 @@ TEST_CASE("report marks differences beyond two combined standard errors", "[repo
   const ReportData transformed = build_report(spec, registry, store, refs);
   CHECK_THAT(render_markdown(transformed), Catch::Contains("- pbp-cubic: target transformed on loading to log(1 + y)"));
   CHECK_THAT(render_latex(transformed), Catch::Contains("% pbp-cubic: target transformed on loading to log(1 + y)"));
+  CHECK_THAT(render_markdown(transformed), !Catch::Contains("numpy"));
+  spec.datasets[0].constant_inputs = data::ConstantInputs::numpy;
+  CHECK_THAT(render_markdown(build_report(spec, registry, store, refs)),
+             Catch::Contains("- pbp-cubic: constant input columns standardized as numpy does"));
 }
 
 TEST_CASE("figure grids: product and one-at-a-time", "[grid]") {

@@ -25,6 +25,7 @@ int cmd_fit(const std::vector<std::string>& args) {
   CommonOptions common;
   std::string method_name, train_file, test_file, target = "last", delimiter = "auto", header = "auto", predictions;
   std::string target_transform = "none";
+  std::string constant_inputs = "zero";
   std::vector<std::string> settings;
   std::uint64_t seed = 1;
   po::options_description options("bnnbench fit options");
@@ -36,6 +37,9 @@ int cmd_fit(const std::vector<std::string>& args) {
       ("delimiter", po::value(&delimiter), "auto, whitespace or comma")
       ("header", po::value(&header), "first row holds column names: auto, yes or no")
       ("target-transform", po::value(&target_transform), "model a transform of the target: none, sqrt or log1p")
+      ("constant-inputs", po::value(&constant_inputs),
+       "a constant training column becomes zeros (zero) or what numpy's float mean and sd make of it (numpy: +-1 "
+       "where its sum rounds, as in the PBP authors' code)")
       ("set", po::value(&settings)->composing(), "method option OPTION=VALUE (repeatable)")
       ("seed", po::value(&seed), "random seed of the fit")
       ("predictions", po::value(&predictions), "write per-test-point predictions to this CSV file");
@@ -68,6 +72,12 @@ int cmd_fit(const std::vector<std::string>& args) {
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("--target-transform: ") + e.what());
   }
+  data::ConstantInputs constant_mode = data::ConstantInputs::zero;
+  try {
+    constant_mode = data::parse_constant_inputs(constant_inputs);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--constant-inputs: ") + e.what());
+  }
   const data::TextFormat format{data::parse_delimiter(delimiter), parse_header(header), false};
   data::Dataset train = data::load_user_table(train_file, target, format);
   data::Dataset test = data::load_user_table(test_file, target, format);
@@ -77,7 +87,7 @@ int cmd_fit(const std::vector<std::string>& args) {
     throw std::invalid_argument(test_file + " has " + std::to_string(test.X.cols()) + " feature columns but " +
                                 train_file + " has " + std::to_string(train.X.cols()));
   data::check_usable(train, 2);
-  const auto norm = data::Standardizer::fit(train.X, train.y, train_file);
+  const auto norm = data::Standardizer::fit(train.X, train.y, train_file, constant_mode);
   Rng rng(seed);
   const auto t0 = std::chrono::steady_clock::now();
   const auto model = method.fit({norm.transform_inputs(train.X), norm.transform_targets(train.y)}, params, rng);

@@ -50,9 +50,11 @@ ConfigIdentity config_identity(const ExperimentSpec& spec, const DatasetConfig& 
   id.canonical = "method=" + method.method + "|options=" + options + "|seed=" + std::to_string(spec.seed) +
                  "|protocol=" + spec.protocol_for(dataset).describe() + "|scale=" + spec.scale +
                  "|irrelevant_inputs=" + std::to_string(dataset.irrelevant_inputs);
-  // Only a transformed target extends the identity, so results of untransformed data keep theirs.
+  // Only settings away from their defaults extend the identity, so earlier results keep theirs.
   if (dataset.target_transform != data::TargetTransform::none)
     id.canonical += "|target_transform=" + data::to_string(dataset.target_transform);
+  if (dataset.constant_inputs != data::ConstantInputs::zero)
+    id.canonical += "|constant_inputs=" + data::to_string(dataset.constant_inputs);
   id.hash = hex16(hash_bytes(id.canonical));
   return id;
 }

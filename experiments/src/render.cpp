@@ -85,6 +85,11 @@ std::string provenance(const ReportData& r, const std::string& bullet) {
     if (d.target_transform != data::TargetTransform::none)
       out << bullet << d.name << ": target transformed on loading to " << data::describe_target(d.target_transform)
           << ", so its metrics are on that scale\n";
+  for (const auto& d : s.datasets)
+    if (d.constant_inputs == data::ConstantInputs::numpy)
+      out << bullet << d.name
+          << ": constant input columns standardized as numpy does in double precision (the authors' code), so one "
+             "whose mean does not sum exactly becomes a constant input of +-1\n";
   std::set<std::string> versions, hosts, machines;
   double wall = 0;
   long jobs_run = 0;

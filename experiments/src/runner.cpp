@@ -61,7 +61,8 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
     rec.n_test = X_test.rows();
     rec.n_features = X_train.cols();
     // Normalization uses the training part only.
-    const auto norm = data::Standardizer::fit(X_train, y_train, pd.data.origin + " (split " + std::to_string(job.key.split) + ")");
+    const auto norm = data::Standardizer::fit(X_train, y_train, pd.data.origin + " (split " + std::to_string(job.key.split) + ")",
+                                              pd.config.constant_inputs);
     const RegressionData train{norm.transform_inputs(X_train), norm.transform_targets(y_train)};
     const Eigen::MatrixXd X_test_normalized = norm.transform_inputs(X_test);
 

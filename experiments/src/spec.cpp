@@ -138,6 +138,14 @@ class SpecReader {
               fail(*tt, e.what());
             }
           }
+          if (const toml::node* ci = pd->get("constant_inputs")) {
+            if (!ci->is_string()) fail(*ci, "'constant_inputs' must be a string: zero or numpy");
+            try {
+              d.constant_inputs = data::parse_constant_inputs(*ci->value<std::string>());
+            } catch (const std::invalid_argument& e) {
+              fail(*ci, e.what());
+            }
+          }
         }
       }
       s.datasets.push_back(std::move(d));
@@ -288,7 +296,7 @@ void apply_settings(ExperimentSpec& spec, const std::vector<std::string>& settin
       spec.seed = seed;
       continue;
     }
-    if (key.starts_with("per_dataset.")) {  // per_dataset.NAME.target_transform=VALUE
+    if (key.starts_with("per_dataset.")) {  // per_dataset.NAME.FIELD=VALUE
       const std::string rest = key.substr(std::string_view("per_dataset.").size());
       const auto dot = rest.rfind('.');
       const std::string name = rest.substr(0, dot == std::string::npos ? 0 : dot);
@@ -298,10 +306,14 @@ void apply_settings(ExperimentSpec& spec, const std::vector<std::string>& settin
         for (const auto& d : spec.datasets) known += (known.empty() ? "" : ", ") + d.name;
         throw std::invalid_argument("--set " + setting + ": " + spec.name + " has no data set '" + name + "'; its data sets: " + known);
       }
-      if (rest.substr(dot + 1) != "target_transform")
-        throw std::invalid_argument("--set " + setting + ": of a data set only target_transform can be set");
+      const std::string field = rest.substr(dot + 1);
+      if (field != "target_transform" && field != "constant_inputs")
+        throw std::invalid_argument("--set " + setting + ": of a data set only target_transform and constant_inputs can be set");
       try {
-        it->target_transform = data::parse_target_transform(value);
+        if (field == "target_transform")
+          it->target_transform = data::parse_target_transform(value);
+        else
+          it->constant_inputs = data::parse_constant_inputs(value);
       } catch (const std::invalid_argument& e) {
         throw std::invalid_argument("--set " + setting + ": " + e.what());
       }

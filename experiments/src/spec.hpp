@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "datasets/src/normalize.hpp"
 #include "datasets/src/protocol.hpp"
 #include "datasets/src/target_transform.hpp"
 #include "methods/core/options.hpp"
@@ -20,6 +21,7 @@ struct DatasetConfig {
   std::optional<data::Protocol> protocol;  // overrides the experiment's protocol
   long irrelevant_inputs = 0;         // uniform noise inputs appended (EP-NN Kin40k)
   data::TargetTransform target_transform = data::TargetTransform::none;  // applied on loading
+  data::ConstantInputs constant_inputs = data::ConstantInputs::zero;      // how constant columns standardize
 };
 
 struct MethodConfig {
