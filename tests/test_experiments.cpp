@@ -572,6 +572,8 @@ TEST_CASE("reference numbers are read as the specs describe", "[report]") {
   CHECK(r.at({"boston", "pbp", "rmse"}).se == Approx(0.18));
   CHECK(r.at({"yacht", "vi", "test_ll"}).value == Approx(-3.439));
   CHECK(r.at({"protein", "bp", "fit_seconds"}).value == Approx(4831));
+  CHECK(r.at({"naval", "pbp", "rmse"}).resolution == Approx(0.001));  // printed "0.006"
+  CHECK(r.at({"protein", "bp", "fit_seconds"}).resolution == 1.0);
   CHECK(std::isnan(r.at({"year", "pbp", "rmse"}).se));
   CHECK(r.count({"boston", "bp", "test_ll"}) == 0);  // BP has no log-likelihood in the paper
   CHECK(r.count({"boston", "linear", "rmse"}) == 0);
@@ -624,6 +626,15 @@ TEST_CASE("report marks differences beyond two combined standard errors", "[repo
   refs[{"pbp-cubic", "linear", "rmse"}] = PaperValue{14.0, 0.1};
   r = build_report(spec, registry, store, refs);
   CHECK(r.cell("pbp-cubic", "linear", "rmse").differs);
+  // A value printed as "14" stands for anything in [13.5, 14.5]: 11.5 is 2.0 beyond that, still
+  // more than 2 x 0.653.
+  refs[{"pbp-cubic", "linear", "rmse"}] = PaperValue{14.0, 0.1, 1.0};
+  CHECK(build_report(spec, registry, store, refs).cell("pbp-cubic", "linear", "rmse").differs);
+  refs[{"pbp-cubic", "linear", "rmse"}] = PaperValue{13.0, 0.0, 1.0};  // 1.5 - 0.5 = 1.0 < 2 x 0.645
+  CHECK_FALSE(build_report(spec, registry, store, refs).cell("pbp-cubic", "linear", "rmse").differs);
+  refs[{"pbp-cubic", "linear", "rmse"}] = PaperValue{13.0, 0.0, 0.0};  // 1.5 > 2 x 0.645
+  CHECK(build_report(spec, registry, store, refs).cell("pbp-cubic", "linear", "rmse").differs);
+  refs[{"pbp-cubic", "linear", "rmse"}] = PaperValue{14.0, 0.1};
   const std::string md = render_markdown(r);
   CHECK_THAT(md, Catch::Contains("| pbp-cubic |") && Catch::Contains("11.50 ± 0.65 *") && Catch::Contains("14.0"));
   CHECK_THAT(render_csv(r), Catch::Contains("pbp-cubic,linear,rmse,11.5,0.6454972244,4,14,0.1"));
@@ -638,6 +649,24 @@ TEST_CASE("report marks differences beyond two combined standard errors", "[repo
   spec.datasets[0].constant_inputs = data::ConstantInputs::numpy;
   CHECK_THAT(render_markdown(build_report(spec, registry, store, refs)),
              Catch::Contains("- pbp-cubic: constant input columns standardized as numpy does"));
+}
+
+TEST_CASE("reference values: printed resolution and the distance beyond rounding", "[report]") {
+  CHECK(printed_resolution("0.006") == Approx(0.001));
+  CHECK(printed_resolution(" 3.731 ") == Approx(0.001));
+  CHECK(printed_resolution("-2.5") == Approx(0.1));
+  CHECK(printed_resolution("8373") == 1.0);
+  CHECK(printed_resolution("12.") == 1.0);
+  CHECK(printed_resolution(".25") == Approx(0.01));
+  CHECK(printed_resolution("1e-3") == 0.0);
+  CHECK(printed_resolution("n/a") == 0.0);
+  CHECK(printed_resolution("") == 0.0);
+  // Naval's PBP RMSE, printed 0.006: 0.00574 rounds to it, 0.0054 does not.
+  const PaperValue naval{0.006, 0.0, 0.001};
+  CHECK(distance_beyond_rounding(0.005742, naval) == 0.0);
+  CHECK(distance_beyond_rounding(0.0054, naval) == Approx(0.0001));
+  CHECK(distance_beyond_rounding(0.0067, naval) == Approx(0.0002));
+  CHECK(distance_beyond_rounding(0.0054, PaperValue{0.006, 0.0, 0.0}) == Approx(0.0006));
 }
 
 TEST_CASE("figure grids: product and one-at-a-time", "[grid]") {

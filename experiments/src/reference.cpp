@@ -1,5 +1,7 @@
 #include "reference.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "datasets/src/data_error.hpp"
@@ -109,6 +111,7 @@ ReferenceValues load_reference(const ExperimentSpec& spec, const data::DatasetRe
         if (vc < 0 || row[static_cast<std::size_t>(vc)].empty()) continue;
         PaperValue pv;
         if (!data::parse_number(row[static_cast<std::size_t>(vc)], pv.value)) continue;
+        pv.resolution = printed_resolution(row[static_cast<std::size_t>(vc)]);
         if (auto e = ref.errors.find(metric); e != ref.errors.end()) {
           const long ec = column(fill(e->second, m.paper_name));
           if (ec >= 0 && !row[static_cast<std::size_t>(ec)].empty())
@@ -119,6 +122,25 @@ ReferenceValues load_reference(const ExperimentSpec& spec, const data::DatasetRe
     }
   }
   return out;
+}
+
+double printed_resolution(std::string_view text) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) text.remove_prefix(1);
+  const auto dot = text.find('.');
+  const std::string_view whole = text.substr(0, dot);
+  const std::string_view fraction = dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
+  const auto digits = [](std::string_view part) {
+    return std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (whole.empty() && fraction.empty()) return 0.0;
+  if (!digits(whole) || !digits(fraction)) return 0.0;
+  return std::pow(10.0, -static_cast<double>(fraction.size()));
+}
+
+double distance_beyond_rounding(double ours, const PaperValue& paper) {
+  return std::max(0.0, std::abs(ours - paper.value) - 0.5 * paper.resolution);
 }
 
 }  // namespace bnn::exp

@@ -138,7 +138,8 @@ std::string render_markdown(const ReportData& r) {
   for (const auto& n : r.notes) out << "- Note: " << n << "\n";
   for (const auto& w : r.warnings) out << "- Warning: " << w << "\n";
   if (s.grid) out << "- Figure data (predictions on a grid): `bnnbench report " << s.name << " --format grid`; training points: `--format observations`.\n";
-  out << "- `*` marks our value where it differs from the paper's by more than two combined standard errors.\n\n";
+  out << "- `*` marks our value where it differs from the paper's by more than two combined standard errors, beyond "
+         "the rounding of the paper's printed value (half a unit in its last digit).\n\n";
   if (s.report.layout == "dataset-rows") {
     for (const auto& metric : r.metrics) {
       out << "## " << metric_title(metric, r) << "\n\n| data set | n train/test | d |";

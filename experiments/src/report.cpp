@@ -157,7 +157,7 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
       const double se_ours = std::isnan(c.ours->se) ? 0.0 : c.ours->se;
       const double se_paper = std::isnan(c.paper->se) ? 0.0 : c.paper->se;
       const double combined = std::sqrt(se_ours * se_ours + se_paper * se_paper);
-      c.differs = combined > 0 && std::abs(c.ours->value - c.paper->value) > 2.0 * combined;
+      c.differs = combined > 0 && distance_beyond_rounding(c.ours->value, *c.paper) > 2.0 * combined;
     }
     r.datasets.push_back(row);
   }

@@ -20,7 +20,7 @@ struct Cell {
   int n_splits = 0;             // finished splits behind `ours`
   int n_failed = 0;
   std::optional<PaperValue> paper;
-  bool differs = false;  // |ours - paper| > 2 sqrt(se_ours^2 + se_paper^2)
+  bool differs = false;  // |ours - paper| beyond the paper's rounding > 2 sqrt(se_ours^2 + se_paper^2)
 };
 
 struct DatasetRow {

@@ -130,22 +130,19 @@ class SpecReader {
             if (!ir->is_integer() || *ir->value<std::int64_t>() < 0) fail(*ir, "'irrelevant_inputs' must be an integer >= 0");
             d.irrelevant_inputs = static_cast<long>(*ir->value<std::int64_t>());
           }
-          if (const toml::node* tt = pd->get("target_transform")) {
-            if (!tt->is_string()) fail(*tt, "'target_transform' must be a string: none, sqrt or log1p");
+          // A string setting read by `parse`, whose errors are reported at the setting's line.
+          const auto string_setting = [&](const char* key, const char* values, auto parse, auto& target) {
+            const toml::node* node = pd->get(key);
+            if (!node) return;
+            if (!node->is_string()) fail(*node, "'" + std::string(key) + "' must be a string: " + values);
             try {
-              d.target_transform = data::parse_target_transform(*tt->value<std::string>());
+              target = parse(*node->value<std::string>());
             } catch (const std::invalid_argument& e) {
-              fail(*tt, e.what());
+              fail(*node, e.what());
             }
-          }
-          if (const toml::node* ci = pd->get("constant_inputs")) {
-            if (!ci->is_string()) fail(*ci, "'constant_inputs' must be a string: zero or numpy");
-            try {
-              d.constant_inputs = data::parse_constant_inputs(*ci->value<std::string>());
-            } catch (const std::invalid_argument& e) {
-              fail(*ci, e.what());
-            }
-          }
+          };
+          string_setting("target_transform", "none, sqrt or log1p", data::parse_target_transform, d.target_transform);
+          string_setting("constant_inputs", "zero or numpy", data::parse_constant_inputs, d.constant_inputs);
         }
       }
       s.datasets.push_back(std::move(d));
