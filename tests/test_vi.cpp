@@ -161,4 +161,47 @@ TEST_CASE("VI fits a noisy sine, and its options are validated", "[vi]") {
   CHECK_THROWS_WITH(find_method("vi").fit(data, {{"estimator", "magic"}}, rng), Catch::Contains("vi: estimator is 'magic'"));
   CHECK_THROWS_WITH(find_method("vi").fit(data, {{"predictive_samples", "1"}}, rng), Catch::Contains("vi: predictive_samples is 1"));
   CHECK_THROWS_WITH(find_method("vi").fit(data, {{"prior", "flat"}}, rng), Catch::Contains("vi: prior is 'flat', but must be fixed or adaptive"));
+  CHECK_THROWS_WITH(find_method("vi").fit(data, {{"batch_size", "0"}}, rng), Catch::Contains("vi: batch_size is 0, but must be >= 1"));
+}
+
+TEST_CASE("VI minibatch step: the mean of its points' gradients, all taken at the same q", "[vi]") {
+  Rng rng(5);
+  const vi::Posterior q0 = random_posterior(rng);
+  Eigen::MatrixXd X(5, 2);
+  Eigen::VectorXd y(5);
+  for (Eigen::Index i = 0; i < 5; ++i) {
+    X(i, 0) = standard_normal(rng);
+    X(i, 1) = standard_normal(rng);
+    y[i] = standard_normal(rng);
+  }
+  vi::Options options;
+  options.epochs = 1;
+  options.batch_size = 3;  // one step over 3 points, then one over the last 2
+  const double learning_rate = 0.01;
+  vi::Posterior trained = q0;
+  Rng train_rng(11);
+  REQUIRE(vi::train(trained, X, y, options, learning_rate, 0.0, train_rng));
+  // The same stream by hand: the epoch's permutation, then each point's draws in order.
+  Rng replay(11);
+  const std::vector<std::size_t> order = random_permutation(replay, 5);
+  vi::Posterior expected = q0;
+  for (auto [start, end] : {std::pair{0, 3}, std::pair{3, 5}}) {
+    const vi::Posterior at = expected;
+    for (int b = start; b < end; ++b) {
+      vi::BoundGradient g;
+      const auto i = static_cast<Eigen::Index>(order[static_cast<std::size_t>(b)]);
+      vi::point_loss(at, X.row(i).transpose(), y[i], 5.0, options, replay, g);
+      for (std::size_t l = 0; l < at.mean.size(); ++l) {
+        expected.mean[l] -= learning_rate / (end - start) * g.d_mean[l];
+        expected.rho[l] -= learning_rate / (end - start) * g.d_rho[l];
+      }
+      expected.log_noise_variance -= learning_rate / (end - start) * g.d_log_noise;
+    }
+  }
+  for (std::size_t l = 0; l < q0.mean.size(); ++l) {
+    CHECK(trained.mean[l].isApprox(expected.mean[l], 1e-12));
+    CHECK(trained.rho[l].isApprox(expected.rho[l], 1e-12));
+    CHECK_FALSE(trained.mean[l].isApprox(q0.mean[l], 1e-6));
+  }
+  CHECK(trained.log_noise_variance == Approx(expected.log_noise_variance).epsilon(1e-12));
 }

@@ -76,6 +76,7 @@ double kl_divergence(const Posterior& q, const GaussianPrior& prior) {
 void Options::validate() const {
   require_hidden_layers(kName, hidden_layers);
   require_at_least(kName, "epochs", epochs, 1);
+  require_at_least(kName, "batch_size", batch_size, 1);
   if (estimator != "local" && estimator != "weights" && estimator != "graves")
     throw std::invalid_argument("vi: estimator is '" + estimator + "', but must be local, weights or graves");
   if (predictive != "gaussian" && predictive != "mixture")
@@ -192,12 +193,33 @@ bool train(Posterior& q, const Eigen::MatrixXd& X, const Eigen::VectorXd& y, con
   double v_noise = 0.0;
   const Eigen::MatrixXd Xt = X.transpose();
   const auto n = static_cast<double>(X.rows());
-  BoundGradient g;
-  for (int epoch = 0; epoch < options.epochs; ++epoch)
-    for (std::size_t k : random_permutation(rng, static_cast<std::size_t>(X.rows()))) {
-      const auto i = static_cast<Eigen::Index>(k);
-      const double loss = point_loss(q, Xt.col(i), y[i], n, options, rng, g);
-      if (!std::isfinite(loss)) return false;
+  BoundGradient g, point;
+  const auto batch = static_cast<std::size_t>(options.batch_size);
+  for (int epoch = 0; epoch < options.epochs; ++epoch) {
+    const std::vector<std::size_t> order = random_permutation(rng, static_cast<std::size_t>(X.rows()));
+    for (std::size_t start = 0; start < order.size(); start += batch) {
+      const std::size_t end = std::min(order.size(), start + batch);
+      // The minibatch's gradient: the mean of its points' per-point gradients (each carrying
+      // KL / n), so the step estimates the gradient of the whole bound divided by n.
+      for (std::size_t b = start; b < end; ++b) {
+        const auto i = static_cast<Eigen::Index>(order[b]);
+        const double loss = point_loss(q, Xt.col(i), y[i], n, options, rng, b == start ? g : point);
+        if (!std::isfinite(loss)) return false;
+        if (b == start) continue;
+        for (std::size_t l = 0; l < L; ++l) {
+          g.d_mean[l] += point.d_mean[l];
+          g.d_rho[l] += point.d_rho[l];
+        }
+        g.d_log_noise += point.d_log_noise;
+      }
+      if (end - start > 1) {
+        const double inverse = 1.0 / static_cast<double>(end - start);
+        for (std::size_t l = 0; l < L; ++l) {
+          g.d_mean[l] *= inverse;
+          g.d_rho[l] *= inverse;
+        }
+        g.d_log_noise *= inverse;
+      }
       for (std::size_t l = 0; l < L; ++l) {
         v_mean[l] = momentum * v_mean[l] - learning_rate * g.d_mean[l];
         v_rho[l] = momentum * v_rho[l] - learning_rate * g.d_rho[l];
@@ -207,6 +229,7 @@ bool train(Posterior& q, const Eigen::MatrixXd& X, const Eigen::VectorXd& y, con
       v_noise = momentum * v_noise - learning_rate * g.d_log_noise;
       q.log_noise_variance += v_noise;
     }
+  }
   for (std::size_t l = 0; l < L; ++l)
     if (!q.mean[l].allFinite() || !q.rho[l].allFinite()) return false;  // the last updates can overflow
   return std::isfinite(q.log_noise_variance);

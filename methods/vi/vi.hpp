@@ -27,6 +27,7 @@ namespace bnn::vi {
 struct Options {
   std::vector<int> hidden_layers = {50};
   int epochs = 40;
+  int batch_size = 1;  // points per SGD step
   std::string estimator = "local";  // or "weights"
   bool tune = true;
   int tuning_evaluations = 30;
@@ -44,6 +45,9 @@ struct Options {
   void visit(Visitor&& v) {
     v("hidden_layers", hidden_layers, "units per hidden layer, e.g. 50 or 50,50");
     v("epochs", epochs, "passes over the training data");
+    v("batch_size", batch_size,
+      "training points per SGD step, the bound's gradient averaged over them (1: one step per point; a last "
+      "smaller batch ends each epoch)");
     v("estimator", estimator, "gradient estimator: local (reparameterized pre-activations), weights (reparameterized weights) or graves (Graves 2011: squared gradients for the variances)");
     v("tune", tune, "choose learning rate and momentum by Bayesian optimization");
     v("tuning_evaluations", tuning_evaluations, "Bayesian-optimization evaluations");
@@ -66,7 +70,7 @@ struct Posterior {
   double log_noise_variance = 0.0;
 };
 
-// Trains by SGD; returns false if the bound diverged.
+// Trains by SGD on minibatches of options.batch_size points; returns false if the bound diverged.
 bool train(Posterior& q, const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Options& options,
            double learning_rate, double momentum, Rng& rng);
 
