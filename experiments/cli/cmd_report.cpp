@@ -90,7 +90,8 @@ int cmd_report(const std::vector<std::string>& args) {
   if (common.help) {
     print_help("usage: bnnbench report EXPERIMENT [--results DIR] [--format md|csv|latex] [-o FILE]\n\n"
                "Aggregates finished jobs over splits in the paper's layout, with the paper's numbers\n"
-               "beside ours; '*' marks a difference of more than two combined standard errors.",
+               "beside ours; '*' marks a difference of more than two combined standard errors beyond the\n"
+               "rounding of the paper's printed value.",
                options);
     return 0;
   }
