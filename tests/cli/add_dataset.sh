@@ -22,7 +22,7 @@ TOML
 "$BNNBENCH" datasets fetch concrete2 --registry my-registry.toml --from mydata 2>/dev/null
 "$BNNBENCH" datasets list --registry my-registry.toml | grep -E '^concrete2 .*present, verified' >/dev/null || fail "concrete2 not listed as verified"
 sed -e 's/^name = "pbp-table1"/name = "my-experiment"/' -e 's/^datasets = .*/datasets = ["concrete2"]/' \
-    -e '/^\[per_dataset.year\]/,+1d' -e 's/^protocol = .*/protocol = { kind = "kfold", folds = 5 }/' \
+    -e '/^\[per_dataset.year\]/,+1d' -e '/^\[per_dataset.naval\]/,+1d' -e 's/^protocol = .*/protocol = { kind = "kfold", folds = 5 }/' \
     "$BNNBENCH_HOME_DIR/experiments/pbp-table1.toml" > my-experiment.toml
 out=$("$BNNBENCH" run ./my-experiment.toml --registry my-registry.toml --methods linear -q)
 grep -qE '^\| concrete2 \| 48/12 \| 8 \|' <<<"$out" || fail "no concrete2 row in the report: $out"
