@@ -46,6 +46,7 @@ expect_error 2 "cannot open the file" fit --train does-not-exist.txt --test good
 printf '1 2 3\n4 5 -6\n7 8 9\n' > negative.txt
 expect_error 2 'negative.txt: .*data row 2 is outside the domain of sqrt\(y\)' fit --train good.txt --test negative.txt --target-transform sqrt
 expect_error 2 "--target-transform: target transform 'log' is not one of none, sqrt, log1p" fit --train good.txt --test good.txt --target-transform log
+expect_error 2 "--constant-inputs: constant_inputs 'one' is not one of: zero, numpy" fit --train good.txt --test good.txt --constant-inputs one
 
 # Good files work, with CRLF and "\r\r\n" endings and blank trailing lines.
 printf '1,2,3\r\n4,5,6\r\n7,8,9\r\n10,11,13\r\n\r\n' > crlf.txt
@@ -54,6 +55,14 @@ printf '1 2 3\r\r\n4 5 6\r\r\n7 8 9\r\r\n10 11 13\r\r\n' > crcrlf.txt
 grep -q '^rmse' fit.txt || fail "fit printed no rmse"
 "$BNNBENCH" fit linear --header no --train good.txt --test good.txt --target-transform sqrt >fit.txt || fail "sqrt target rejected"
 grep -q '^target *sqrt(y)' fit.txt || fail "fit did not say the target is transformed"
+# A constant column of 0.1 over 3 rows (double-precision mean 0.1 + 2^-56): zeros by default,
+# a constant input of -1 with --constant-inputs numpy, a second bias for PBP's hidden units.
+printf '0.1 1 2.0\n0.1 2 2.9\n0.1 3 4.2\n' > tenths.txt
+for mode in zero numpy; do
+  "$BNNBENCH" fit pbp --header no --train tenths.txt --test tenths.txt --set hidden_layers=5 \
+    --predictions "$mode.csv" --constant-inputs "$mode" >/dev/null || fail "tenths rejected with --constant-inputs $mode"
+done
+! cmp -s zero.csv numpy.csv || fail "--constant-inputs numpy changed nothing"
 
 # Bad options name the option.
 expect_error 2 'linear: prior_precision is -1, but must be finite and > 0' fit --train good.txt --test good.txt --set prior_precision=-1
