@@ -79,6 +79,8 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
   std::set<std::string> stale;
   std::set<std::string> unpooled;  // some job without per-point predictions (merge --without-points)
   std::map<std::pair<std::string, std::string>, std::vector<int>> warned;  // (dataset/label, text) -> splits
+  // (label, options it lacked) -> "dataset k of n" for jobs stored before those options existed
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> older;
 
   for (const auto& dc : spec.datasets) {
     const data::DatasetSpec& ds = registry.find(dc.name);
@@ -90,11 +92,8 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
       if (selection.older > 0) {
         std::string names;
         for (const auto& o : selection.missing_options) names += (names.empty() ? "" : ", ") + o;
-        const std::string share = std::to_string(selection.older) + " of " + std::to_string(selection.jobs.size());
-        r.notes.push_back(ds.name + "/" + m.label + ": " + share +
-                          (names.empty() ? " jobs were stored with the same options in another order"
-                                         : " jobs were run before the option(s) " + names +
-                                               " existed; they are shown since those options are at their defaults"));
+        older[{m.label, names}].push_back(ds.name + " " + std::to_string(selection.older) + " of " +
+                                          std::to_string(selection.jobs.size()));
       }
       std::vector<const JobRecord*> ok;
       int failed = 0;
@@ -160,6 +159,15 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
       c.differs = combined > 0 && distance_beyond_rounding(c.ours->value, *c.paper) > 2.0 * combined;
     }
     r.datasets.push_back(row);
+  }
+  for (const auto& [key, shares] : older) {
+    std::string list;
+    for (const auto& share : shares) list += (list.empty() ? "" : ", ") + share;
+    r.notes.push_back(key.first + ": " +
+                      (key.second.empty() ? "jobs stored with the same options in another order: "
+                                          : "jobs run before the option(s) " + key.second +
+                                                " existed, shown since those options are at their defaults: ") +
+                      list);
   }
   for (const auto& [key, splits] : warned) {
     std::string list;
