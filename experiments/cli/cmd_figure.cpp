@@ -92,22 +92,16 @@ int cmd_figure(const std::vector<std::string>& args) {
       ("plot-grid", po::value(&fo.plot_points), "points per axis of the written density grid (default 201)")
       ("restarts", po::value(&fo.restarts), "extra starts of every fit (default 4)")
       ("seed", po::value(&fo.seed), "random seed (default 1)");
-  common.add_to(options);
-  po::positional_options_description positional;
-  positional.add("figure", 1);
-  parse(args, options, positional);
-  if (common.help) {
-    print_help("usage: bnnbench figure bb-figure2 [--out DIR] [--alpha A] [--beta B] [--grid N]\n"
-               "       bnnbench figure epnn-weights [--out DIR] [--seed S]\n\n"
-               "epnn-weights: the EP-NN paper's parameter panels (Figures 2(c,d) and 4): 95% intervals of NN-EP's\n"
-               "input weights, scales and output weights on the case 1 and case 2 data (weights.csv, report.md).\n\n"
-               "Barber & Bishop (1998), Figure 2: the posterior of the two-weight network f(x) = v erf(u x/sqrt 2)\n"
-               "on the 6-point bb-toy data, Laplace's Gaussian and the diagonal and full-covariance ensemble\n"
-               "fits at fixed hyperparameters, each with KL(Q||P) by grid integration (verified on a grid\n"
-               "twice as fine). Writes fits.csv, posterior_grid.csv and report.md.",
-               options);
+  if (common.parse_or_help(args, options, "figure",
+                           "usage: bnnbench figure bb-figure2 [--out DIR] [--alpha A] [--beta B] [--grid N]\n"
+                           "       bnnbench figure epnn-weights [--out DIR] [--seed S]\n\n"
+                           "epnn-weights: the EP-NN paper's parameter panels (Figures 2(c,d) and 4): 95% intervals of NN-EP's\n"
+                           "input weights, scales and output weights on the case 1 and case 2 data (weights.csv, report.md).\n\n"
+                           "Barber & Bishop (1998), Figure 2: the posterior of the two-weight network f(x) = v erf(u x/sqrt 2)\n"
+                           "on the 6-point bb-toy data, Laplace's Gaussian and the diagonal and full-covariance ensemble\n"
+                           "fits at fixed hyperparameters, each with KL(Q||P) by grid integration (verified on a grid\n"
+                           "twice as fine). Writes fits.csv, posterior_grid.csv and report.md."))
     return 0;
-  }
   if (figure != "bb-figure2" && figure != "epnn-weights")
     throw std::invalid_argument("unknown figure '" + figure + "'; known figures: bb-figure2, epnn-weights");
   if (out_dir.empty()) out_dir = (std::filesystem::path(exp::source_dir()) / "results" / figure).string();

@@ -43,18 +43,12 @@ int cmd_fit(const std::vector<std::string>& args) {
       ("set", po::value(&settings)->composing(), "method option OPTION=VALUE (repeatable)")
       ("seed", po::value(&seed), "random seed of the fit")
       ("predictions", po::value(&predictions), "write per-test-point predictions to this CSV file");
-  common.add_to(options);
-  po::positional_options_description positional;
-  positional.add("method", 1);
-  parse(args, options, positional);
-  if (common.help) {
-    print_help("usage: bnnbench fit METHOD --train FILE --test FILE [--target COLUMN] [--set OPTION=VALUE]\n\n"
-               "Normalizes inputs and target on the training file, fits, predicts the test file and\n"
-               "prints metrics in the target's original units (of the transformed target with\n"
-               "--target-transform).",
-               options);
+  if (common.parse_or_help(args, options, "method",
+                           "usage: bnnbench fit METHOD --train FILE --test FILE [--target COLUMN] [--set OPTION=VALUE]\n\n"
+                           "Normalizes inputs and target on the training file, fits, predicts the test file and\n"
+                           "prints metrics in the target's original units (of the transformed target with\n"
+                           "--target-transform)."))
     return 0;
-  }
   if (method_name.empty()) throw po::error("missing METHOD");
   if (train_file.empty() || test_file.empty()) throw po::error("both --train and --test are required");
   const MethodEntry& method = find_method(method_name);

@@ -17,18 +17,12 @@ int cmd_merge(const std::vector<std::string>& args) {
       ("without-points", po::bool_switch(&without_points),
        "copy jobs, per-split metrics and runs only, not the per-test-point predictions and grids: "
        "a store small enough to commit, from which tables without pooled metrics can be rebuilt");
-  common.add_to(options);
-  po::positional_options_description positional;
-  positional.add("inputs", -1);
-  parse(args, options, positional);
-  if (common.help) {
-    print_help("usage: bnnbench merge --results OUT IN [IN...]\n\n"
-               "Copies every job of the input stores into OUT (e.g. after `run --shard K/N` on several\n"
-               "machines). Finished jobs in OUT are kept; failed ones are replaced by finished ones.\n"
-               "Example: bnnbench merge --without-points --results results/pbp-table1/parts/NAME /tmp/run",
-               options);
+  if (common.parse_or_help(args, options, "inputs",
+                           "usage: bnnbench merge --results OUT IN [IN...]\n\n"
+                           "Copies every job of the input stores into OUT (e.g. after `run --shard K/N` on several\n"
+                           "machines). Finished jobs in OUT are kept; failed ones are replaced by finished ones.\n"
+                           "Example: bnnbench merge --without-points --results results/pbp-table1/parts/NAME /tmp/run", true))
     return 0;
-  }
   if (results.empty()) throw po::error("missing --results OUT");
   if (inputs.empty()) throw po::error("missing input results directories");
   exp::ResultsStore store(results);

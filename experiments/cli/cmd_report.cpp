@@ -83,18 +83,12 @@ int cmd_report(const std::vector<std::string>& args) {
        "format (e.g. results/EXPERIMENT/report.csv); exit status 1 when any differ")
       ("tolerance", po::value(&tolerance),
        "with --compare: largest relative difference accepted (default 0: the same 10 significant digits)");
-  common.add_to(options);
-  po::positional_options_description positional;
-  positional.add("experiment", 1);
-  parse(args, options, positional);
-  if (common.help) {
-    print_help("usage: bnnbench report EXPERIMENT [--results DIR] [--format md|csv|latex] [-o FILE]\n\n"
-               "Aggregates finished jobs over splits in the paper's layout, with the paper's numbers\n"
-               "beside ours; '*' marks a difference of more than two combined standard errors beyond the\n"
-               "rounding of the paper's printed value.",
-               options);
+  if (common.parse_or_help(args, options, "experiment",
+                           "usage: bnnbench report EXPERIMENT [--results DIR] [--format md|csv|latex] [-o FILE]\n\n"
+                           "Aggregates finished jobs over splits in the paper's layout, with the paper's numbers\n"
+                           "beside ours; '*' marks a difference of more than two combined standard errors beyond the\n"
+                           "rounding of the paper's printed value."))
     return 0;
-  }
   if (experiment.empty()) throw po::error("missing EXPERIMENT");
   check_format(format);
   if (!(tolerance >= 0.0))

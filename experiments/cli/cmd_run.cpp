@@ -56,17 +56,11 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
       ("quiet,q", po::bool_switch(&quiet), "no progress output")
       ("dry-run,n", po::bool_switch(&dry_run),
        "run nothing: list per data set and method what is finished and what a run would do");
-  common.add_to(options);
-  po::positional_options_description positional;
-  positional.add("experiment", 1);
-  parse(args, options, positional);
-  if (common.help) {
-    print_help("usage: bnnbench run EXPERIMENT [options]\n\nRuns every job (data set x method x split) that is not finished yet in the results\n"
-               "store, in parallel, then prints the report. Rerunning resumes; finished jobs are skipped\n"
-               "(--dry-run shows which).",
-               options);
+  if (common.parse_or_help(args, options, "experiment",
+                           "usage: bnnbench run EXPERIMENT [options]\n\nRuns every job (data set x method x split) that is not finished yet in the results\n"
+                           "store, in parallel, then prints the report. Rerunning resumes; finished jobs are skipped\n"
+                           "(--dry-run shows which)."))
     return 0;
-  }
   if (experiment.empty()) throw po::error("missing EXPERIMENT");
   if (threads < 1) throw std::invalid_argument("--threads is " + std::to_string(threads) + ", but must be >= 1");
   check_format(format);

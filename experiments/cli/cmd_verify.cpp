@@ -93,22 +93,16 @@ int cmd_verify(const std::vector<std::string>& args) {
        "largest relative difference accepted (default 0: every number bit-identical)")
       ("threads", po::value(&threads), "jobs rerun in parallel (default: all cores)")
       ("quiet,q", po::bool_switch(&quiet), "no progress output");
-  common.add_to(options);
-  po::positional_options_description positional;
-  positional.add("experiment", 1);
-  parse(args, options, positional);
-  if (common.help) {
-    print_help("usage: bnnbench verify EXPERIMENT [--results DIR] [--methods ...] [--datasets ...] [--splits ...]\n\n"
-               "Reruns the selected jobs that the results store holds as finished (with the --set of the\n"
-               "run that made them), without writing to that store, and compares every stored number\n"
-               "with the rerun's: per-split metrics, per-test-point predictions, grid predictions and\n"
-               "the fit's iteration count and status (timings excepted). Exit status 0 when all agree\n"
-               "(bit for bit, or within --tolerance), 1 when any differ or a rerun fails.\n"
-               "Example: bnnbench verify pbp-table1 --results results/pbp-table1/parts/pbp-protein-50 \\\n"
-               "           --set pbp.hidden_layers=50 --splits 0",
-               options);
+  if (common.parse_or_help(args, options, "experiment",
+                           "usage: bnnbench verify EXPERIMENT [--results DIR] [--methods ...] [--datasets ...] [--splits ...]\n\n"
+                           "Reruns the selected jobs that the results store holds as finished (with the --set of the\n"
+                           "run that made them), without writing to that store, and compares every stored number\n"
+                           "with the rerun's: per-split metrics, per-test-point predictions, grid predictions and\n"
+                           "the fit's iteration count and status (timings excepted). Exit status 0 when all agree\n"
+                           "(bit for bit, or within --tolerance), 1 when any differ or a rerun fails.\n"
+                           "Example: bnnbench verify pbp-table1 --results results/pbp-table1/parts/pbp-protein-50 \\\n"
+                           "           --set pbp.hidden_layers=50 --splits 0"))
     return 0;
-  }
   if (experiment.empty()) throw po::error("missing EXPERIMENT");
   if (threads < 1) throw std::invalid_argument("--threads is " + std::to_string(threads) + ", but must be >= 1");
   if (!(tolerance >= 0.0))

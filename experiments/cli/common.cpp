@@ -17,6 +17,16 @@ void CommonOptions::add_to(po::options_description& options) {
       ("help,h", po::bool_switch(&help), "show this help");
 }
 
+bool CommonOptions::parse_or_help(const std::vector<std::string>& args, po::options_description& options,
+                                  const std::string& positional_name, const std::string& usage, bool repeatable) {
+  add_to(options);
+  po::positional_options_description positional;
+  if (!positional_name.empty()) positional.add(positional_name.c_str(), repeatable ? -1 : 1);
+  parse(args, options, positional);
+  if (help) print_help(usage, options);
+  return help;
+}
+
 std::string CommonOptions::resolved_data_dir() const { return data::resolve_data_dir(data_dir); }
 
 data::DatasetRegistry CommonOptions::load_registry() const {

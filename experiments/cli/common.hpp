@@ -16,6 +16,11 @@ struct CommonOptions {
   std::vector<std::string> registries;
   bool help = false;
   void add_to(po::options_description& options);
+  // Adds these options to `options`, parses `args` with one positional argument of the given
+  // name (none if empty; several if `repeatable`) and, when --help was given, prints `usage`
+  // with the options. Returns true if it printed the help (the command is then done).
+  bool parse_or_help(const std::vector<std::string>& args, po::options_description& options,
+                     const std::string& positional_name, const std::string& usage, bool repeatable = false);
   std::string resolved_data_dir() const;
   data::DatasetRegistry load_registry() const;
 };
