@@ -88,6 +88,7 @@ struct SweepResult {
   double max_mean_change = 0.0;  // max |m_hat - m| over i, k (h_ik)
   double max_variance_change = 0.0;  // max |V_hat - V| / V
   long skipped = 0;
+  long negative_a = 0;  // output-site updates with a_hat < 0, which (55) cannot represent
 };
 
 // Lines 2-5 of Algorithm 1: cavities (39)-(41), tilted moments (45)-(54), site updates
@@ -142,6 +143,7 @@ SweepResult likelihood_sweep(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
       continue;
     }
     result.log_z_loo += tilted.log_normalizer;
+    if (tilted.a_hat < 0.0) ++result.negative_a;
     if (control.damping_v > 0.0) {
       const OutputSite damped = damped_output_site(sites.alpha.row(i).transpose(), sites.beta.row(i).transpose(),
                                                    matched, v_cavity, control.damping_v, eta);
@@ -303,7 +305,7 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
   std::vector<double> loo_trace;
   double previous_loo = std::numeric_limits<double>::quiet_NaN();
   int quiet_sweeps = 0, iteration = 0;
-  long skipped = 0;
+  long skipped = 0, negative_a = 0;
   SweepResult last;
   bool converged = false;
   for (iteration = 1; iteration <= o.max_iterations; ++iteration) {
@@ -324,6 +326,7 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
     const Sites before = o.sequential ? Sites{} : sites;
     last = likelihood_sweep(X, y, o, activations, control, sites, q, workspace);
     skipped += last.skipped;
+    negative_a += last.negative_a;
     // line 6 (parallel) or, every 10th sweep, a re-synchronization of the rank-one updates
     // (sequential): q(w_k) from its sites; a parallel step that breaks positive definiteness is
     // halved (Appendix G).
@@ -402,6 +405,7 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
                         {"max_h_variance_change", last.max_variance_change},
                         {"noise_sd", std::exp(0.5 * posterior.theta_mean)},
                         {"skipped_sites", static_cast<double>(skipped)},
+                        {"negative_a_sites", static_cast<double>(negative_a)},
                         {"sweeps", static_cast<double>(report.iterations)},
                         {"units_with_effect", static_cast<double>(units_with_effect(posterior))}};
   if (units_with_effect(posterior) == 0)
