@@ -27,7 +27,10 @@ MethodEntry make_entry(std::string name, std::string summary, FitFunction fit_fu
   entry.canonical_config = [name, defaults](const ParamMap& overrides) {
     Options options = defaults;
     apply_overrides(options, overrides, name);
-    options.validate();
+    if constexpr (requires { options.validate(std::string_view{}); })
+      options.validate(name);  // one options struct behind several names (nn-mc, hmc)
+    else
+      options.validate();
     return canonical_options(options);
   };
   entry.fit = [name, fit_function, defaults](const RegressionData& train, const ParamMap& overrides,

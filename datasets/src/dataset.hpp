@@ -11,6 +11,7 @@ struct Dataset {
   Eigen::MatrixXd X;  // rows are points
   Eigen::VectorXd y;
   std::string origin;  // where it came from, for messages ("bostonHousing/data.txt")
+  std::vector<std::string> feature_names;  // from a header row (user tables), else empty
 };
 
 // Train/test row indices of one split (0-based rows of Dataset::X).

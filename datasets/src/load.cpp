@@ -224,7 +224,8 @@ std::vector<Split> read_published_splits(const DatasetSpec& spec, const std::str
 Dataset load_user_table(const std::string& path, const std::string& target, const TextFormat& format) {
   const NumericTable table = read_numeric_table(path, format);
   long target_column = -1;
-  if (target.empty() || target == "last") {
+  if (target.empty()) throw std::invalid_argument("--target is empty (give a 0-based column number, a header name or 'last')");
+  if (target == "last") {
     target_column = static_cast<long>(table.values.cols()) - 1;
   } else if (auto it = std::find(table.names.begin(), table.names.end(), target); it != table.names.end()) {
     target_column = static_cast<long>(it - table.names.begin());
@@ -232,6 +233,9 @@ Dataset load_user_table(const std::string& path, const std::string& target, cons
     double value = 0;
     if (!parse_number(target, value) || value < 0 || value != std::floor(value))
       throw std::invalid_argument("--target '" + target + "' is neither a 0-based column number nor a header name of " + path);
+    if (value >= static_cast<double>(table.values.cols()))
+      throw DataError(path, 0, 0, "target column " + target + " (0-based) is out of range: the file has " +
+                                      std::to_string(table.values.cols()) + " columns");
     target_column = static_cast<long>(value);
   }
   if (target_column < 0 || target_column >= table.values.cols())
@@ -246,6 +250,8 @@ Dataset load_user_table(const std::string& path, const std::string& target, cons
   data.origin = path;
   data.X = take_columns(table, features, "feature", path);
   data.y = take_columns(table, {target_column}, "target", path).col(0);
+  for (long c : features)
+    if (!table.names.empty()) data.feature_names.push_back(table.names[static_cast<std::size_t>(c)]);
   if (data.X.cols() == 0) throw DataError(path, 0, 0, "the file has no feature columns besides the target");
   return data;
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "data_error.hpp"
 
@@ -47,12 +48,17 @@ Standardizer Standardizer::fit(const Eigen::MatrixXd& X, const Eigen::VectorXd& 
     const bool constant = X.rows() > 0 && X.col(j).maxCoeff() == X.col(j).minCoeff();
     const auto [m, sd] = constant && constant_inputs == ConstantInputs::numpy ? numpy_location_scale(X.col(j))
                                                                               : location_scale(X.col(j));
+    if (!std::isfinite(m) || !std::isfinite(sd))
+      throw DataError(what, 0, static_cast<long>(j + 1),
+                      "input values too large to standardize (the mean or standard deviation overflows)");
     s.x_mean[j] = m;
     s.x_scale[j] = sd;
   }
   if (y.size() < 2 || y.maxCoeff() == y.minCoeff())
     throw DataError(what, 0, 0, "the training target is constant; it cannot be standardized");
   const auto [m, sd] = location_scale(y);
+  if (!std::isfinite(m) || !std::isfinite(sd))
+    throw DataError(what, 0, 0, "the training target is too large to standardize (its mean or standard deviation overflows)");
   s.y_mean = m;
   s.y_scale = sd;
   return s;

@@ -1,6 +1,7 @@
 #include "registry.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <cctype>
 #include <cstdlib>
 #include <stdexcept>
@@ -105,6 +106,23 @@ class Reader {
     return sel;
   }
 
+  // Folder and file names stay inside the data directory: relative, without '..'.
+  void check_relative(const toml::node& node, std::string_view key, const std::string& value) const {
+    const std::filesystem::path path(value);
+    if (path.is_absolute() || std::any_of(path.begin(), path.end(), [](const auto& part) { return part == ".."; }))
+      fail(node, "'" + std::string(key) + "' = '" + value + "' must be a relative path without '..'");
+  }
+  std::string relative_path(const toml::table& t, std::string_view key, bool required = false) const {
+    const std::string value = text(t, key, required);
+    if (!value.empty()) check_relative(*t.get(key), key, value);
+    return value;
+  }
+  std::vector<std::string> relative_paths(const toml::table& t, std::string_view key) const {
+    std::vector<std::string> values = strings(t, key);
+    for (const auto& value : values) check_relative(*t.get(key), key, value);
+    return values;
+  }
+
   DatasetSpec dataset(const toml::table& t) const {
     DatasetSpec d;
     d.defined_in = file_ + ":" + std::to_string(t.source().begin.line);
@@ -119,7 +137,7 @@ class Reader {
     d.paper_n = integer(t, "paper_n", 0);
     d.paper_d = integer(t, "paper_d", 0);
     d.paper_note = text(t, "paper_note");
-    d.folder = text(t, "folder");
+    d.folder = relative_path(t, "folder");
     d.source = text(t, "source");
     d.url_base = text(t, "url_base");
     d.notes = text(t, "notes");
@@ -129,7 +147,7 @@ class Reader {
       for (const auto& item : *arr) {
         const toml::table* f = item.as_table();
         if (!f) fail(item, "each entry of 'files' must be a table { path = ..., sha256 = ... }");
-        SourceFile sf{text(*f, "path", true), lower(text(*f, "sha256")), text(*f, "url"),
+        SourceFile sf{relative_path(*f, "path", true), lower(text(*f, "sha256")), text(*f, "url"),
                       text(*f, "archive")};
         if (!sf.sha256.empty() && (sf.sha256.size() != 64 ||
                                    sf.sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
@@ -138,13 +156,13 @@ class Reader {
       }
     }
     if (const toml::table* dv = subtable(t, "derive"))
-      d.derive = DeriveSpec{text(*dv, "recipe", true), text(*dv, "output", true),
+      d.derive = DeriveSpec{text(*dv, "recipe", true), relative_path(*dv, "output", true),
                             lower(text(*dv, "sha256"))};
     if (const toml::table* tb = subtable(t, "table")) {
       TableSpec ts;
-      if (const std::string single = text(*tb, "file"); !single.empty()) ts.files = {single};
-      for (auto& f : strings(*tb, "files")) ts.files.push_back(f);
-      ts.target_files = strings(*tb, "target_files");
+      if (const std::string single = relative_path(*tb, "file"); !single.empty()) ts.files = {single};
+      for (auto& f : relative_paths(*tb, "files")) ts.files.push_back(f);
+      ts.target_files = relative_paths(*tb, "target_files");
       if (ts.files.empty()) fail(*tb, "table needs 'file' or 'files'");
       try {
         ts.delimiter = parse_delimiter(text(*tb, "delimiter").empty() ? "auto" : text(*tb, "delimiter"));
@@ -163,8 +181,8 @@ class Reader {
       d.table = std::move(ts);
     }
     if (const toml::table* sp = subtable(t, "splits")) {
-      PublishedSplits ps{static_cast<int>(integer(*sp, "count", 0)), text(*sp, "train", true),
-                         text(*sp, "test", true)};
+      PublishedSplits ps{static_cast<int>(integer(*sp, "count", 0)), relative_path(*sp, "train", true),
+                         relative_path(*sp, "test", true)};
       if (ps.count < 1) fail(*sp, "splits.count must be >= 1");
       d.splits = ps;
     }
@@ -203,10 +221,19 @@ DatasetRegistry DatasetRegistry::load(const std::vector<std::string>& paths) {
     const toml::node* list = root.get("dataset");
     if (!list || !list->is_array_of_tables())
       throw DataError(path, 0, 0, "expected [[dataset]] tables");
+    std::vector<std::string> defined_here;  // a later file may replace an entry; one file may not define it twice
     for (const auto& node : *list->as_array()) {
       DatasetSpec spec = reader.dataset(*node.as_table());
+      const auto line = static_cast<long>(node.source().begin.line);
+      if (std::find(defined_here.begin(), defined_here.end(), lower(spec.name)) != defined_here.end())
+        throw DataError(path, line, 0, "data set '" + spec.name + "' is defined twice in this file");
+      defined_here.push_back(lower(spec.name));
       auto same = std::find_if(registry.datasets_.begin(), registry.datasets_.end(),
                                [&](const DatasetSpec& d) { return lower(d.name) == lower(spec.name); });
+      for (const auto& alias : spec.aliases)
+        if (const DatasetSpec* clash = registry.try_find(alias);
+            clash != nullptr && (same == registry.datasets_.end() || clash != &*same))
+          throw DataError(path, line, 0, "alias '" + alias + "' of '" + spec.name + "' already names '" + clash->name + "'");
       if (same != registry.datasets_.end()) {
         *same = std::move(spec);
       } else {

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -131,7 +132,7 @@ Delimiter for_each_row(std::string_view text, const std::string& file, Delimiter
   std::vector<std::string_view> fields;
   long line_number = 0;
   long first_blank = 0;  // first blank line after which no data may follow
-  std::size_t pos = 0;
+  std::size_t pos = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;  // a UTF-8 byte-order mark
   while (pos < text.size()) {
     std::size_t newline = text.find('\n', pos);
     if (newline == std::string_view::npos) newline = text.size();
@@ -236,6 +237,7 @@ NumericTable parse_numeric_table(std::string_view text, const std::string& file,
 }
 
 std::string read_file(const std::string& path) {
+  if (std::filesystem::is_directory(path)) throw DataError(path, 0, 0, "is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DataError(path, 0, 0, "cannot open the file");
   std::ostringstream buffer;

@@ -1,7 +1,6 @@
 // bnnbench figure: figures that are not tables of test metrics (Barber & Bishop, Figure 2).
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -13,6 +12,7 @@
 #include "experiments/src/spec.hpp"
 #include "experiments/src/store.hpp"
 #include "experiments/src/weight_intervals.hpp"
+#include "shared.hpp"
 
 namespace bnn::cli {
 
@@ -25,9 +25,7 @@ std::string number(double x, int digits = 6) {
 }
 
 void write_or_throw(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path.string());
+  write_text_file(path.string(), text, "--out");
 }
 
 // The EP-NN paper's parameter panels (Figures 2(c,d) and 4): NN-EP fitted on the case 1 and

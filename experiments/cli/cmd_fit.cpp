@@ -1,7 +1,7 @@
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "common.hpp"
 #include "datasets/src/load.hpp"
@@ -9,6 +9,7 @@
 #include "datasets/src/target_transform.hpp"
 #include "experiments/src/metrics.hpp"
 #include "methods/registry.hpp"
+#include "shared.hpp"
 
 namespace bnn::cli {
 
@@ -59,6 +60,7 @@ int cmd_fit(const std::vector<std::string>& args) {
     params[s.substr(0, eq)] = s.substr(eq + 1);
   }
   method.canonical_config(params);  // validates options before any work
+  if (!predictions.empty()) check_output_path(predictions, "--predictions");
 
   data::TargetTransform transform = data::TargetTransform::none;
   try {
@@ -80,6 +82,13 @@ int cmd_fit(const std::vector<std::string>& args) {
   if (train.X.cols() != test.X.cols())
     throw std::invalid_argument(test_file + " has " + std::to_string(test.X.cols()) + " feature columns but " +
                                 train_file + " has " + std::to_string(train.X.cols()));
+  // Columns are matched by position: with headers on both files, the names must agree.
+  if (!train.feature_names.empty() && !test.feature_names.empty())
+    for (std::size_t c = 0; c < train.feature_names.size(); ++c)
+      if (train.feature_names[c] != test.feature_names[c])
+        throw std::invalid_argument(test_file + ": feature column " + std::to_string(c + 1) + " is '" +
+                                    test.feature_names[c] + "' but in " + train_file + " it is '" +
+                                    train.feature_names[c] + "' (columns are matched by position)");
   data::check_usable(train, 2);
   const auto norm = data::Standardizer::fit(train.X, train.y, train_file, constant_mode);
   Rng rng(seed);
@@ -106,12 +115,12 @@ int cmd_fit(const std::vector<std::string>& args) {
   for (const auto& [name, value] : model->report().diagnostics) std::printf("%-13s %.6g\n", name.c_str(), value);
   for (const auto& warning : model->report().warnings) std::printf("warning       %s\n", warning.c_str());
   if (!predictions.empty()) {
-    std::ofstream out(predictions);
+    std::ostringstream out;
     out << "row,y,mean,variance,log_density,squared_error\n";
     for (std::size_t i = 0; i < scores.mean.size(); ++i)
       out << i << "," << test.y[static_cast<Eigen::Index>(i)] << "," << scores.mean[i] << "," << scores.variance[i] << ","
           << scores.log_density[i] << "," << scores.squared_error[i] << "\n";
-    if (!out) throw std::runtime_error("cannot write " + predictions);
+    write_text_file(predictions, out.str(), "--predictions");
   }
   const long non_finite = exp::count_non_finite(scores);
   if (non_finite > 0) {

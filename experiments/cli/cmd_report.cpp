@@ -44,14 +44,19 @@ int compare_with_published(const exp::ExperimentSpec& spec, const data::DatasetR
   if (!in) throw std::invalid_argument("--compare: cannot read " + file);
   std::stringstream published;
   published << in.rdbuf();
-  exp::ResultsStore store(results, /*create=*/false);
+  exp::ResultsStore store(results, exp::ResultsStore::Access::read_only);
   const std::string ours =
       exp::render_csv(exp::build_report(spec, registry, store, exp::load_reference(spec, registry)));
   const exp::TableComparison c = exp::compare_report_tables(ours, published.str(), file, tolerance);
   std::cout << "# " << spec.name << ": " << store.path() << " against " << file << "\n\n"
             << c.compared << " value(s) compared (timings excepted): " << c.identical << " identical, " << c.within
             << " within tolerance " << tolerance << ", " << c.differing.size() << " differ; " << c.not_rerun
-            << " published value(s) not rerun here, " << c.partial << " over a different number of splits\n";
+            << " published value(s) not rerun here, " << c.partial << " over a different number of splits, "
+            << c.not_published << " of ours not in the published table\n";
+  if (c.compared == 0) {
+    std::cerr << "bnnbench report: --compare: no value of " << file << " could be compared with this store's report\n";
+    return 1;
+  }
   if (!c.differing.empty()) {
     std::cout << "\n| data set | method | metric | ours | se | published | se | relative difference |\n"
                  "|---|---|---|---|---|---|---|---|\n";
@@ -101,7 +106,9 @@ int cmd_report(const std::vector<std::string>& args) {
   if (format == "observations") {
     text = observations_csv(spec, registry, common.resolved_data_dir());
   } else {
-    exp::ResultsStore store(results, /*create=*/false);
+    exp::ResultsStore store(results, exp::ResultsStore::Access::read_only);
+    if (store.jobs(spec.name, false).empty())
+      std::cerr << "note: " << store.path() << " holds no job of " << spec.name << "\n";
     if (format == "splits") text = exp::render_split_csv(store.jobs(spec.name, false));
     else if (format == "grid") {
       // Only the grids of the jobs the table would show (the spec's current configuration).
@@ -115,9 +122,7 @@ int cmd_report(const std::vector<std::string>& args) {
   if (output.empty()) {
     std::cout << text;
   } else {
-    std::ofstream out(output);
-    out << text;
-    if (!out) throw std::runtime_error("cannot write " + output);
+    write_text_file(output, text, "-o");
   }
   return 0;
 }

@@ -62,7 +62,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
                            "(--dry-run shows which)."))
     return 0;
   if (experiment.empty()) throw po::error("missing EXPERIMENT");
-  if (threads < 1) throw std::invalid_argument("--threads is " + std::to_string(threads) + ", but must be >= 1");
+  check_threads(threads);
   check_format(format);
   exp::RunOptions run;
   run.threads = threads;
@@ -76,12 +76,15 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
   const data::DatasetRegistry registry = common.load_registry();
   const exp::Plan plan = exp::make_plan(spec, registry, filter.plan_options(common.resolved_data_dir()));
   for (const auto& note : plan.notes) std::cerr << "note: " << note << "\n";
+  if (plan.jobs.empty())
+    throw std::invalid_argument("nothing to run: no job of " + spec.name +
+                                " matches the selection (--methods, --datasets, --splits) among the data sets present");
 
   if (results.empty()) results = default_results_dir(spec.name);
   if (dry_run) {
     const std::vector<exp::JobRecord> stored =
         std::filesystem::exists(std::filesystem::path(results) / "bnnbench.sqlite")
-            ? exp::ResultsStore(results, /*create=*/false).jobs(spec.name, false)
+            ? exp::ResultsStore(results, exp::ResultsStore::Access::read_only).jobs(spec.name, false)
             : std::vector<exp::JobRecord>{};
     std::cout << dry_run_table(exp::plan_status(exp::shard_jobs(plan.jobs, run.shard_index, run.shard_count), stored),
                                results);

@@ -104,7 +104,7 @@ int cmd_verify(const std::vector<std::string>& args) {
                            "           --set pbp.hidden_layers=50 --splits 0"))
     return 0;
   if (experiment.empty()) throw po::error("missing EXPERIMENT");
-  if (threads < 1) throw std::invalid_argument("--threads is " + std::to_string(threads) + ", but must be >= 1");
+  check_threads(threads);
   if (!(tolerance >= 0.0))
     throw std::invalid_argument("--tolerance is " + std::to_string(tolerance) + ", but must be >= 0");
 
@@ -113,7 +113,7 @@ int cmd_verify(const std::vector<std::string>& args) {
   if (results.empty()) results = default_results_dir(spec.name);
   if (!fs::exists(fs::path(results) / "bnnbench.sqlite"))
     throw std::invalid_argument("--results: no results store at " + (fs::path(results) / "bnnbench.sqlite").string());
-  exp::ResultsStore store(results, /*create=*/false);
+  exp::ResultsStore store(results, exp::ResultsStore::Access::read_only);
   const std::vector<exp::JobRecord> stored = store.jobs(spec.name, /*with_points=*/true);
   exp::PlanOptions plan_options = filter.plan_options(common.resolved_data_dir());
   if (plan_options.only_datasets.empty()) {  // the spec's data sets that the store has jobs of

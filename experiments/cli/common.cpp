@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "datasets/src/fetch.hpp"
@@ -27,7 +28,13 @@ bool CommonOptions::parse_or_help(const std::vector<std::string>& args, po::opti
   return help;
 }
 
-std::string CommonOptions::resolved_data_dir() const { return data::resolve_data_dir(data_dir); }
+std::string CommonOptions::resolved_data_dir() const {
+  const std::string dir = data::resolve_data_dir(data_dir);
+  if (std::filesystem::exists(dir) && !std::filesystem::is_directory(dir))
+    throw std::invalid_argument("the data directory " + dir + (data_dir.empty() ? " (from $BNNBENCH_DATA or the default)" : " (--data-dir)") +
+                                " is not a directory");
+  return dir;
+}
 
 data::DatasetRegistry CommonOptions::load_registry() const {
   std::vector<std::string> files = {data::default_registry_path()};

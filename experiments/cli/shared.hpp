@@ -17,11 +17,20 @@ exp::ExperimentSpec load_spec(const std::string& name_or_path, const std::vector
 std::string default_results_dir(const std::string& experiment);
 void check_format(const std::string& format);  // md, csv or latex
 std::string render(const exp::ReportData& report, const std::string& format);
+// --threads must be in 1 .. kMaxThreads (OpenMP cannot start arbitrarily many).
+inline constexpr int kMaxThreads = 1024;
+void check_threads(int threads);
+// Writes `text` to `path` through a temporary file and a rename, so that a failed write leaves
+// the old file. Refuses a directory and a results store (an SQLite file), naming `option`.
+void write_text_file(const std::string& path, const std::string& text, const std::string& option);
+// The refusals of write_text_file alone, for a command to check before long work.
+void check_output_path(const std::string& path, const std::string& option);
 
 // Which jobs of an experiment a command works on: --methods, --datasets, --splits, --set.
 struct JobFilterOptions {
   std::vector<std::string> methods, datasets, settings;
   std::string splits;
+  bool splits_given = false;
   void add_to(boost::program_options::options_description& options);
   exp::PlanOptions plan_options(const std::string& data_dir) const;
 };

@@ -81,7 +81,44 @@ std::vector<int> parse_split_list(const std::string& text) {
   return out;
 }
 
+namespace {
+// What the spec can only be checked against with the registry at hand: its data sets exist and
+// are distinct, every dataset_options entry names a known data set, and every method's options
+// are valid for every data set. Errors name the spec file.
+void check_spec(const ExperimentSpec& spec, const data::DatasetRegistry& registry) {
+  const std::string where = spec.path.empty() ? spec.name : spec.path;
+  std::vector<const data::DatasetSpec*> used;
+  for (const auto& dc : spec.datasets) {
+    const data::DatasetSpec* ds = nullptr;
+    try {
+      ds = &registry.find(dc.name);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(where + ": 'datasets': " + e.what());
+    }
+    for (const auto* other : used)
+      if (other == ds) throw std::invalid_argument(where + ": 'datasets' names " + ds->name + " twice (as '" + dc.name + "')");
+    used.push_back(ds);
+  }
+  for (const auto& m : spec.methods) {
+    // A data set the registry does not know is a typo; one the spec does not use is allowed
+    // (a spec copied to run on other data keeps working).
+    for (const auto& [name, unused] : m.dataset_options) try {
+        registry.find(name);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(where + ": [[method]] " + m.label + ": dataset_options: " + e.what());
+      }
+    if (!method_available(m.method)) continue;
+    for (const auto* ds : used) try {
+        find_method(m.method).canonical_config(m.options_for(ds->name, ds->aliases));
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(where + ": [[method]] " + m.label + " on " + ds->name + ": " + e.what());
+      }
+  }
+}
+}  // namespace
+
 Plan make_plan(const ExperimentSpec& spec, const data::DatasetRegistry& registry, const PlanOptions& options) {
+  check_spec(spec, registry);
   Plan plan;
   std::vector<std::string> wanted_datasets;
   for (const auto& name : options.only_datasets) wanted_datasets.push_back(registry.find(name).name);

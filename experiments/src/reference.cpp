@@ -93,6 +93,15 @@ ReferenceValues load_reference(const ExperimentSpec& spec, const data::DatasetRe
   if (!ref.method_column.empty() && method_col < 0)
     throw data::DataError(path, 1, 0, "no column '" + ref.method_column + "' (reference.method_column of " + spec.path + ")");
 
+  // A pattern that names a column for none of the methods is a mistake in the spec (a method
+  // without some metric in the paper simply has no such column).
+  for (const auto& [metric, pattern] : ref.values)
+    if (std::none_of(spec.methods.begin(), spec.methods.end(), [&](const MethodConfig& m) {
+          return !m.paper_name.empty() && column(fill(pattern, m.paper_name)) >= 0;
+        }))
+      throw data::DataError(path, 1, 0, "reference.values." + metric + " = '" + pattern + "' of " + spec.path +
+                                            " names a column of this file for none of the methods");
+
   for (const auto& row : table.rows) {
     std::string dataset = ref.fixed_dataset.empty() ? row[static_cast<std::size_t>(dataset_col)] : ref.fixed_dataset;
     if (auto it = ref.dataset_names.find(dataset); it != ref.dataset_names.end()) dataset = it->second;
@@ -110,7 +119,10 @@ ReferenceValues load_reference(const ExperimentSpec& spec, const data::DatasetRe
         const long vc = column(fill(pattern, m.paper_name));
         if (vc < 0 || row[static_cast<std::size_t>(vc)].empty()) continue;
         PaperValue pv;
-        if (!data::parse_number(row[static_cast<std::size_t>(vc)], pv.value)) continue;
+        if (!data::parse_number(row[static_cast<std::size_t>(vc)], pv.value))
+          throw data::DataError(path, 0, vc + 1, "'" + row[static_cast<std::size_t>(vc)] + "' in column " +
+                                                     table.header[static_cast<std::size_t>(vc)] + " (data set " +
+                                                     dataset + ") is not a number");
         pv.resolution = printed_resolution(row[static_cast<std::size_t>(vc)]);
         if (auto e = ref.errors.find(metric); e != ref.errors.end()) {
           const long ec = column(fill(e->second, m.paper_name));

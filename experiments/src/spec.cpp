@@ -7,6 +7,7 @@
 #include <toml++/toml.h>
 
 #include "datasets/src/data_error.hpp"
+#include "experiments/src/metrics.hpp"
 
 #ifndef BNNBENCH_SOURCE_DIR
 #define BNNBENCH_SOURCE_DIR "."
@@ -24,6 +25,16 @@ class SpecReader {
   [[noreturn]] void fail(const toml::node& node, const std::string& message) const {
     throw data::DataError(file_, static_cast<long>(node.source().begin.line),
                           static_cast<long>(node.source().begin.column), message);
+  }
+
+  // A key the reader does not know is a mistake (a typo would otherwise fall back to a default).
+  void allow_keys(const toml::table& t, std::initializer_list<std::string_view> known, const std::string& where) const {
+    for (const auto& [key, value] : t)
+      if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
+        std::string list;
+        for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+        fail(value, "unknown key '" + std::string(key.str()) + "' in " + where + " (known: " + list + ")");
+      }
   }
 
   std::string text(const toml::table& t, std::string_view key, bool required = false) const {
@@ -75,6 +86,13 @@ class SpecReader {
     else if (kind == "random") p.kind = data::Protocol::Kind::random;
     else if (kind == "all") p.kind = data::Protocol::Kind::all;
     else fail(n, "protocol kind '" + kind + "' is not one of published, kfold, random, all");
+    switch (p.kind) {
+      case data::Protocol::Kind::kfold: allow_keys(*t, {"kind", "folds"}, "a kfold protocol"); break;
+      case data::Protocol::Kind::random:
+        allow_keys(*t, {"kind", "repeats", "train_fraction", "n_train", "n_test"}, "a random protocol");
+        break;
+      default: allow_keys(*t, {"kind"}, "a " + kind + " protocol");
+    }
     const auto integer = [&](std::string_view key, long fallback) {
       const toml::node* v = t->get(key);
       if (!v) return fallback;
@@ -100,6 +118,10 @@ class SpecReader {
   ExperimentSpec experiment(const toml::table& root) const {
     ExperimentSpec s;
     s.path = file_;
+    allow_keys(root,
+               {"name", "title", "paper", "notes", "seed", "scale", "protocol", "datasets", "per_dataset", "method",
+                "report", "grid", "reference"},
+               "the experiment");
     s.name = text(root, "name", true);
     s.title = text(root, "title");
     s.paper = text(root, "paper");
@@ -125,6 +147,8 @@ class SpecReader {
       d.name = *item.value<std::string>();
       if (per_dataset) {
         if (const toml::table* pd = per_dataset->get_as<toml::table>(d.name)) {
+          allow_keys(*pd, {"protocol", "irrelevant_inputs", "target_transform", "constant_inputs"},
+                     "per_dataset." + d.name);
           if (const toml::node* p = pd->get("protocol")) d.protocol = protocol(*p);
           if (const toml::node* ir = pd->get("irrelevant_inputs")) {
             if (!ir->is_integer() || *ir->value<std::int64_t>() < 0) fail(*ir, "'irrelevant_inputs' must be an integer >= 0");
@@ -157,6 +181,7 @@ class SpecReader {
     std::set<std::string> labels;
     for (const auto& node : *ms->as_array()) {
       const toml::table& m = *node.as_table();
+      allow_keys(m, {"method", "label", "options", "dataset_options", "paper_name", "paper_filter"}, "a [[method]]");
       MethodConfig c;
       c.method = text(m, "method", true);
       c.label = text(m, "label");
@@ -176,17 +201,30 @@ class SpecReader {
     }
 
     if (const toml::table* r = root.get_as<toml::table>("report")) {
+      allow_keys(*r, {"layout", "metrics", "relative_time_to"}, "[report]");
       s.report.layout = text(*r, "layout");
       if (s.report.layout.empty()) s.report.layout = "dataset-rows";
       if (s.report.layout != "dataset-rows" && s.report.layout != "method-rows")
         fail(*r, "report.layout must be \"dataset-rows\" or \"method-rows\"");
-      if (const toml::array* metrics = r->get_as<toml::array>("metrics"))
-        for (const auto& item : *metrics) s.report.metrics.push_back(scalar_text(item));
+      if (const toml::node* metrics_node = r->get("metrics")) {
+        const toml::array* metrics = metrics_node->as_array();
+        if (!metrics || metrics->empty()) fail(*metrics_node, "report.metrics must be a non-empty array of metric names");
+        for (const auto& item : *metrics) {
+          const std::string name = scalar_text(item);
+          if (!find_metric(name)) {
+            std::string known;
+            for (const auto& m : metric_catalog()) known += (known.empty() ? "" : ", ") + m.name;
+            fail(item, "unknown metric '" + name + "' (known: " + known + ")");
+          }
+          s.report.metrics.push_back(name);
+        }
+      }
       s.report.relative_time_to = text(*r, "relative_time_to");
     }
     if (s.report.metrics.empty()) s.report.metrics = {"rmse", "test_ll", "fit_seconds"};
 
     if (const toml::table* g = root.get_as<toml::table>("grid")) {
+      allow_keys(*g, {"mode", "axes", "fixed"}, "[grid]");
       GridSpec grid;
       const std::string mode = text(*g, "mode");
       if (mode.empty() || mode == "product") grid.mode = GridSpec::Mode::product;
@@ -212,6 +250,8 @@ class SpecReader {
     }
 
     if (const toml::table* ref = root.get_as<toml::table>("reference")) {
+      allow_keys(*ref, {"file", "dataset_column", "dataset", "dataset_names", "method_column", "values", "errors"},
+                 "[reference]");
       ReferenceSpec r;
       r.file = text(*ref, "file", true);
       if (const std::string dc = text(*ref, "dataset_column"); !dc.empty()) r.dataset_column = dc;

@@ -147,10 +147,60 @@ std::string machine_description() {
   return buffer;
 }
 
-ResultsStore::ResultsStore(const std::string& results_dir, bool create) {
+namespace {
+// A file name as an SQLite URI path: '%', '?' and '#' (and non-ASCII bytes) percent-encoded.
+std::string uri_path(const std::string& path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out = "file:";
+  for (unsigned char c : fs::absolute(path).string()) {
+    if (c == '%' || c == '?' || c == '#' || c < 0x21 || c > 0x7e) {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+}  // namespace
+
+ResultsStore::ResultsStore(const std::string& results_dir, Access access) {
   path_ = (fs::path(results_dir) / "bnnbench.sqlite").string();
-  if (!create && !fs::exists(path_))
+  if (access != Access::create && !fs::exists(path_))
     throw std::runtime_error("no results store in " + results_dir + " (expected " + path_ + ")");
+  if (access == Access::read_only) {
+    // Where we may write, a plain connection that issues no write: on closing it removes the
+    // -wal and -shm files SQLite makes for a WAL store, and the store's bytes stay as they were.
+    // Elsewhere (a read-only place) the store is opened as immutable: nothing can write it.
+    const fs::path dir = fs::path(path_).parent_path();
+    const bool writable = ::access(path_.c_str(), W_OK) == 0 && ::access(dir.empty() ? "." : dir.c_str(), W_OK) == 0;
+    const int status =
+        writable ? sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr)
+                 : sqlite3_open_v2((uri_path(path_) + "?mode=ro&immutable=1").c_str(), &db_,
+                                   SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr);
+    if (status != SQLITE_OK) {
+      const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+      sqlite3_close(db_);
+      throw std::runtime_error("cannot open results store " + path_ + ": " + message);
+    }
+    sqlite3_busy_timeout(db_, 60000);
+    long tables = 0;
+    try {
+      Statement count(db_, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                           "('jobs', 'metrics', 'points', 'grid', 'runs')", path_);
+      if (count.step()) tables = count.integer(0);
+    } catch (...) {
+      sqlite3_close(db_);  // the destructor does not run for a constructor that throws
+      throw;
+    }
+    if (tables != 5) sqlite3_close(db_);
+    if (tables != 5)
+      throw std::runtime_error(path_ + " is not a complete bnnbench results store (" + std::to_string(tables) +
+                               " of its 5 tables: an empty or foreign file, or a store of an older bnnbench, "
+                               "which `bnnbench run` or `merge` upgrades)");
+    return;
+  }
   std::error_code ec;
   fs::create_directories(results_dir, ec);
   if (ec) throw std::runtime_error("cannot create results directory " + results_dir + ": " + ec.message());
@@ -161,8 +211,24 @@ ResultsStore::ResultsStore(const std::string& results_dir, bool create) {
     throw std::runtime_error("cannot open results store " + path_ + ": " + message);
   }
   sqlite3_busy_timeout(db_, 60000);
-  exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
-  exec(kSchema);
+  try {
+    exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+    exec(kSchema);
+  } catch (...) {
+    sqlite3_close(db_);
+    throw;
+  }
+}
+
+void ResultsStore::check_integrity() {
+  std::lock_guard lock(mutex_);
+  Statement check(db_, "PRAGMA quick_check", path_);
+  std::string first;
+  if (check.step()) first = check.text(0);
+  if (first == "ok") return;
+  for (char& c : first)
+    if (c == '\n') c = ' ';
+  throw std::runtime_error("results store " + path_ + " is damaged (SQLite quick_check: " + first + ")");
 }
 
 ResultsStore::~ResultsStore() { sqlite3_close(db_); }
@@ -381,7 +447,10 @@ long ResultsStore::merge_from(const std::string& other_results_dir, bool with_po
   if (!fs::exists(other)) throw std::runtime_error("no results store in " + other_results_dir);
   if (fs::equivalent(other, path_)) throw std::runtime_error("cannot merge a store into itself: " + other);
   // A store written by an older version may lack newer tables: opening it adds them.
-  { ResultsStore upgrade(other_results_dir, false); }
+  {
+    ResultsStore upgrade(other_results_dir, Access::existing);
+    upgrade.check_integrity();
+  }
   std::lock_guard lock(mutex_);
   {
     Statement attach(db_, "ATTACH DATABASE ?1 AS other", path_);

@@ -83,8 +83,13 @@ struct RunRecord {
 
 class ResultsStore {
  public:
-  // Opens (creating the directory and schema if needed) `results_dir`/bnnbench.sqlite.
-  explicit ResultsStore(const std::string& results_dir, bool create = true);
+  // Opens `results_dir`/bnnbench.sqlite: `create` makes the directory and store if needed,
+  // `existing` requires the store, `read_only` requires it and never writes (not even the
+  // schema): what report and verify use, so that a store in a read-only place can be read.
+  enum class Access { create, existing, read_only };
+  explicit ResultsStore(const std::string& results_dir, Access access = Access::create);
+  ResultsStore(const std::string& results_dir, bool create)
+      : ResultsStore(results_dir, create ? Access::create : Access::existing) {}
   ~ResultsStore();
   ResultsStore(const ResultsStore&) = delete;
   ResultsStore& operator=(const ResultsStore&) = delete;
@@ -98,6 +103,8 @@ class ResultsStore {
   long begin_run(const RunRecord& run);
   void end_run(const RunRecord& run);
   std::vector<RunRecord> runs(const std::string& experiment);
+  // Throws naming the store when SQLite's quick_check finds damage.
+  void check_integrity();
   // Copies every job and run of another store into this one; finished jobs here are kept,
   // failed ones are replaced by finished ones from `other`. Returns jobs copied. Without
   // points, the per-test-point predictions and grids stay behind: a small store that still

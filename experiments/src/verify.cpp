@@ -183,6 +183,11 @@ TableComparison compare_report_tables(const std::string& ours, const std::string
     else if (relative <= tolerance) ++result.within;
     else result.differing.push_back({dataset, method, metric, it->second.value, it->second.se, row.value, row.se, relative});
   }
+  for (const auto& [key, row] : mine) {
+    if (row.value.empty() || is_timing_metric(std::get<2>(key))) continue;
+    const auto it = published.find(key);
+    if (it == published.end() || it->second.value.empty()) ++result.not_published;
+  }
   return result;
 }
 

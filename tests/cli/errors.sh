@@ -69,7 +69,13 @@ expect_error 2 'linear: prior_precision is -1, but must be finite and > 0' fit -
 expect_error 2 "linear: unknown option 'nope'" fit --train good.txt --test good.txt --set nope=1
 expect_error 2 "unknown method 'nope'" "$BNNBENCH" fit nope --train good.txt --test good.txt
 expect_error 2 "unknown experiment 'nope'" "$BNNBENCH" run nope
-expect_error 2 '--threads is 0, but must be >= 1' "$BNNBENCH" run quickstart --threads 0 --results r
+expect_error 2 '--threads is 0, but must be between 1 and 1024' "$BNNBENCH" run quickstart --threads 0 --results r
+expect_error 2 '--threads is 100000, but must be between 1 and 1024' "$BNNBENCH" run quickstart --threads 100000 --results r
+expect_error 2 '--splits is empty' "$BNNBENCH" run quickstart --splits '' --results r
+expect_error 2 '--methods is empty' "$BNNBENCH" run quickstart --methods '' --results r
+set +e; "$BNNBENCH" run quickstart --splits 999 --results r >out.txt 2>err.txt; code=$?; set -e
+[ "$code" -eq 2 ] && grep -q 'nothing to run: no job of quickstart matches' err.txt || fail "an empty selection ran: $code $(cat err.txt)"
+[ ! -e r ] || fail "an empty selection created the results directory"
 expect_error 2 "--shard '3' must look like K/N" "$BNNBENCH" run quickstart --shard 3 --results r
 expect_error 2 'need 1 <= K <= N' "$BNNBENCH" run quickstart --shard 3/2 --results r
 expect_error 2 "no method of quickstart has an option 'epochs'" "$BNNBENCH" run quickstart --set epochs=3 --results r
@@ -96,4 +102,44 @@ TOML
 printf 'name = "toy-exp"\nprotocol = { kind = "kfold", folds = 2 }\ndatasets = ["toy"]\n[[method]]\nmethod = "linear"\n' > toy.toml
 "$BNNBENCH" datasets fetch toy --from mydata --registry reg.toml --data-dir "$work/data" 2>/dev/null
 expect_error 2 'target column 5 \(0-based\) is out of range: .*t.txt has 2 columns' "$BNNBENCH" run ./toy.toml --registry reg.toml --results r
+
+# Loader: a UTF-8 byte-order mark is not a header; headers of train and test must agree;
+# values whose sd overflows and a directory are named.
+printf '\xef\xbb\xbf1 2 3\n4 5 6\n7 8 9\n10 11 13\n' > bom.txt
+"$BNNBENCH" fit linear --train bom.txt --test good.txt >fit.txt || fail "a file with a byte-order mark was rejected"
+grep -q '^train / test  4 / 4 rows' fit.txt || fail "the byte-order mark cost a row: $(grep train fit.txt)"
+printf 'a,b,y\n1,2,3\n4,5,6\n7,8,10\n' > ab.csv
+printf 'b,a,y\n1,2,3\n4,5,6\n' > ba.csv
+expect_error 2 "ba.csv: feature column 1 is 'b' but in ab.csv it is 'a'" "$BNNBENCH" fit linear --train ab.csv --test ba.csv
+printf '1 2 3\n4 1e200 6\n7 8 9\n' > huge.txt
+expect_error 2 'huge.txt, column 2: input values too large to standardize' fit --train huge.txt --test good.txt
+mkdir -p adir
+expect_error 2 'adir: is a directory, not a file' fit --train adir --test good.txt
+expect_error 2 'target column 99999999999999999999 \(0-based\) is out of range' fit --train good.txt --test good.txt --target 99999999999999999999
+
+# Outputs never overwrite a results store; reading a store never writes it.
+"$BNNBENCH" run quickstart -q --no-report --results store
+cp store/bnnbench.sqlite before.sqlite
+expect_error 2 '-o store/bnnbench.sqlite is a results store' "$BNNBENCH" report quickstart --results store -o store/bnnbench.sqlite
+expect_error 2 '--predictions store/bnnbench.sqlite is a results store' fit --train good.txt --test good.txt --predictions store/bnnbench.sqlite
+cmp -s before.sqlite store/bnnbench.sqlite || fail "the store changed"
+"$BNNBENCH" report quickstart --results store >/dev/null
+cmp -s before.sqlite store/bnnbench.sqlite || fail "report changed the store"
+[ ! -e store/bnnbench.sqlite-wal ] || fail "report left a -wal file"
+mkdir -p zero && : > zero/bnnbench.sqlite
+expect_error 1 'zero/bnnbench.sqlite is not a complete bnnbench results store' "$BNNBENCH" report quickstart --results zero
+[ ! -s zero/bnnbench.sqlite ] || fail "report wrote into an empty file"
+printf 'dataset,method,metric,value,se,n_splits,paper_value,paper_se\n' > header-only.csv
+set +e; "$BNNBENCH" report quickstart --results store --compare header-only.csv >out.txt 2>err.txt; code=$?; set -e
+[ "$code" -eq 1 ] && grep -q 'no value of header-only.csv could be compared' err.txt || fail "--compare with nothing compared: $code"
+expect_error 2 'no results store in nowhere' "$BNNBENCH" merge --results merged store nowhere
+[ ! -e merged ] || fail "merge created its output before finding a missing input"
+
+# Spec typos and registry paths.
+sed 's/^seed = /sede = /' "$BNNBENCH_HOME_DIR/experiments/quickstart.toml" > typo.toml
+expect_error 2 "typo.toml, line 7, column [0-9]+: unknown key 'sede' in the experiment" "$BNNBENCH" run ./typo.toml --results r
+printf 'name = "twice"\nprotocol = { kind = "kfold", folds = 2 }\ndatasets = ["boston", "housing"]\n[[method]]\nmethod = "linear"\n' > twice.toml
+expect_error 2 "twice.toml: 'datasets' names boston twice \(as 'housing'\)" "$BNNBENCH" run ./twice.toml --results r
+sed 's/folder = "toy"/folder = "..\/toy"/' reg.toml > escape.toml
+expect_error 2 "escape.toml, line 4, column 10: 'folder' = '../toy' must be a relative path without '..'" "$BNNBENCH" datasets list --registry escape.toml
 echo "errors: all checks passed"
