@@ -228,6 +228,9 @@ Dataset load_user_table(const std::string& path, const std::string& target, cons
   if (target == "last") {
     target_column = static_cast<long>(table.values.cols()) - 1;
   } else if (auto it = std::find(table.names.begin(), table.names.end(), target); it != table.names.end()) {
+    if (std::count(table.names.begin(), table.names.end(), target) > 1)
+      throw DataError(path, 0, 0,
+                      "--target '" + target + "' names more than one column of the header: give its 0-based number");
     target_column = static_cast<long>(it - table.names.begin());
   } else {
     double value = 0;

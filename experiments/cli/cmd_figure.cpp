@@ -103,7 +103,12 @@ int cmd_figure(const std::vector<std::string>& args) {
   if (figure != "bb-figure2" && figure != "epnn-weights")
     throw std::invalid_argument("unknown figure '" + figure + "'; known figures: bb-figure2, epnn-weights");
   if (out_dir.empty()) out_dir = (std::filesystem::path(exp::source_dir()) / "results" / figure).string();
-  if (figure == "epnn-weights") return epnn_weights_figure(common, out_dir, fo.seed);
+  if (figure == "epnn-weights") {
+    for (const char* option : {"alpha", "beta", "grid", "plot-grid", "restarts"})
+      if (common.given.count(option) && !common.given[option].defaulted())
+        throw std::invalid_argument(std::string("--") + option + " is an option of bb-figure2, not of epnn-weights");
+    return epnn_weights_figure(common, out_dir, fo.seed);
+  }
 
   const data::DatasetRegistry registry = common.load_registry();
   const data::Dataset data = data::load_dataset(registry.find("bb-toy"), common.resolved_data_dir());

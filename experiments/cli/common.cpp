@@ -23,7 +23,7 @@ bool CommonOptions::parse_or_help(const std::vector<std::string>& args, po::opti
   add_to(options);
   po::positional_options_description positional;
   if (!positional_name.empty()) positional.add(positional_name.c_str(), repeatable ? -1 : 1);
-  parse(args, options, positional);
+  given = parse(args, options, positional);
   if (help) print_help(usage, options);
   return help;
 }

@@ -15,6 +15,7 @@ struct CommonOptions {
   std::string data_dir;
   std::vector<std::string> registries;
   bool help = false;
+  po::variables_map given;  // what parse_or_help parsed (given.count("x"): was --x given?)
   void add_to(po::options_description& options);
   // Adds these options to `options`, parses `args` with one positional argument of the given
   // name (none if empty; several if `repeatable`) and, when --help was given, prints `usage`

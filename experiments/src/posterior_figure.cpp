@@ -79,7 +79,10 @@ PosteriorFigure two_parameter_posterior_figure(const data::Dataset& data, const 
     throw std::invalid_argument("the two-parameter posterior figure needs one input, but " + data.name + " has " +
                                 std::to_string(data.X.cols()));
   if (!(o.alpha > 0.0) || !(o.beta > 0.0)) throw std::invalid_argument("alpha and beta must be > 0");
-  if (o.grid_points < 50 || o.plot_points < 2) throw std::invalid_argument("grid needs >= 50 points per axis");
+  if (o.grid_points < 50)
+    throw std::invalid_argument("--grid is " + std::to_string(o.grid_points) + ", but must be >= 50 (points per axis)");
+  if (o.plot_points < 2)
+    throw std::invalid_argument("--plot-grid is " + std::to_string(o.plot_points) + ", but must be >= 2 (points per axis)");
   RegressionData train{data.X, data.y};
   PosteriorFigure figure;
 

@@ -116,6 +116,12 @@ expect_error 2 'huge.txt, column 2: input values too large to standardize' fit -
 mkdir -p adir
 expect_error 2 'adir: is a directory, not a file' fit --train adir --test good.txt
 expect_error 2 'target column 99999999999999999999 \(0-based\) is out of range' fit --train good.txt --test good.txt --target 99999999999999999999
+printf 'a,a,y\n1,2,3\n4,5,6\n7,8,10\n' > dup.csv
+expect_error 2 "dup.csv: --target 'a' names more than one column" "$BNNBENCH" fit linear --train dup.csv --test dup.csv --target a
+expect_error 2 'hmc: chains is 0, but must be >= 1' "$BNNBENCH" fit hmc --header no --train good.txt --test good.txt --set chains=0
+expect_error 2 'the data directory good.txt \(--data-dir\) is not a directory' "$BNNBENCH" datasets list --data-dir good.txt
+expect_error 2 '--alpha is an option of bb-figure2, not of epnn-weights' "$BNNBENCH" figure epnn-weights --alpha 3 --out fig
+expect_error 2 '--plot-grid is 1, but must be >= 2' "$BNNBENCH" figure bb-figure2 --plot-grid 1 --out fig
 
 # Outputs never overwrite a results store; reading a store never writes it.
 "$BNNBENCH" run quickstart -q --no-report --results store
