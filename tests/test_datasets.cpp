@@ -267,6 +267,33 @@ TEST_CASE("registry: malformed registry files give DataError at the right line",
                              "[[dataset]]\nname = \"B\"\navailability = \"not-public\"\n");
     require_error(e, path, 7, 0, "already an alias");
   }
+  SECTION("paths that leave the data directory") {
+    const std::string table = "table = { file = \"d.txt\", features = \"all\", target = 1 }\n";
+    auto [path, e] = load_error("up.toml", head + "availability = \"public\"\nfolder = \"../up\"\n" + table);
+    require_error(e, path, 5, 10, "'folder' = '../up' must be a relative path without '..'");
+    std::tie(path, e) = load_error("abs.toml", head + "availability = \"public\"\nfolder = \"/etc\"\n" + table);
+    require_error(e, path, 5, 10, "'folder' = '/etc' must be a relative path");
+    std::tie(path, e) = load_error("file-up.toml", head + "availability = \"public\"\nfolder = \"f\"\n"
+                                                         "files = [ { path = \"a/../../d.txt\" } ]\n" + table);
+    require_error(e, path, 6, -1, "'path' = 'a/../../d.txt' must be a relative path");
+    std::tie(path, e) = load_error("splits-up.toml", head + "availability = \"public\"\nfolder = \"f\"\n" + table +
+                                                           "splits = { count = 1, train = \"../a{k}\", test = \"b{k}\" }\n");
+    require_error(e, path, 7, -1, "'train' = '../a{k}' must be a relative path");
+    // ".." inside a name is no escape
+    write_file(dir / "dots.toml", head + "availability = \"public\"\nfolder = \"f..g\"\n" + table);
+    CHECK(DatasetRegistry::load({(dir / "dots.toml").string()}).find("a").folder == "f..g");
+  }
+  SECTION("a name defined twice in one file") {
+    const auto [path, e] = load_error(
+        "twice.toml", head + "availability = \"not-public\"\n\n[[dataset]]\nname = \"A\"\navailability = \"not-public\"\n");
+    require_error(e, path, 6, 0, "data set 'A' is defined twice in this file");
+  }
+  SECTION("an alias that names another data set") {
+    const auto [path, e] = load_error(
+        "clash.toml", head + "availability = \"not-public\"\n\n[[dataset]]\nname = \"b\"\naliases = [\"A\"]\n"
+                             "availability = \"not-public\"\n");
+    require_error(e, path, 6, 0, "alias 'A' of 'b' already names 'a'");
+  }
   SECTION("no [[dataset]] tables") {
     const auto [path, e] = load_error("empty.toml", "title = \"nothing\"\n");
     require_error(e, path, 0, 0, "expected [[dataset]] tables");
@@ -637,7 +664,21 @@ TEST_CASE("user tables: target by name, number or last", "[datasets]") {
   const Dataset by_number = load_user_table(path, "1", csv);
   CHECK(by_number.y == Eigen::Vector3d(2, 5, 8));
   require_error(data_error([&] { load_user_table(path, "3", csv); }), path, 0, 0, "out of range");
+  require_error(data_error([&] { load_user_table(path, "99999999999999999999", csv); }), path, 0, 0,
+                "target column 99999999999999999999 (0-based) is out of range");
   CHECK_THROWS_AS(load_user_table(path, "zzz", csv), std::invalid_argument);
+  CHECK_THROWS_AS(load_user_table(path, "", csv), std::invalid_argument);
+  CHECK(by_name.feature_names == std::vector<std::string>{"b", "y"});
+  // A UTF-8 byte-order mark is neither a header nor part of the first name.
+  write_file(dir / "bom.csv", "\xEF\xBB\xBF" "a,b,y\n1,2,3\n4,5,7\n");
+  CHECK(load_user_table((dir / "bom.csv").string(), "a", csv).y == Eigen::Vector2d(1, 4));
+  write_file(dir / "bom-plain.csv", "\xEF\xBB\xBF" "1,2,3\n4,5,7\n");
+  CHECK(load_user_table((dir / "bom-plain.csv").string(), "last", csv).y == Eigen::Vector2d(3, 7));
+  // A name that two header columns share is ambiguous.
+  write_file(dir / "twice.csv", "a,a,y\n1,2,3\n4,5,7\n");
+  require_error(data_error([&] { load_user_table((dir / "twice.csv").string(), "a", csv); }),
+                (dir / "twice.csv").string(), 0, 0, "names more than one column");
+  CHECK_THROWS_WITH(load_user_table(dir.string(), "last", csv), Catch::Contains("is a directory"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -838,6 +879,13 @@ TEST_CASE("standardizer: constant columns and constant targets", "[datasets]") {
                 "boston split 3", 0, 0, "constant");
   require_error(data_error([&] { Standardizer::fit(X.topRows(1), Eigen::VectorXd::Ones(1), "one row"); }),
                 "one row", 0, 0, "constant");
+  // Values whose square overflows would give an infinite sd and a column of zeros: named instead.
+  Eigen::MatrixXd huge = X;
+  huge(2, 1) = 1e200;
+  require_error(data_error([&] { Standardizer::fit(huge, Eigen::Vector4d(1, 2, 3, 5), "huge.csv"); }), "huge.csv", 0,
+                2, "too large to standardize");
+  require_error(data_error([&] { Standardizer::fit(X, Eigen::Vector4d(1, 2, 1e200, 5), "big target"); }),
+                "big target", 0, 0, "training target is too large");
 }
 
 // ---------------------------------------------------------------------------------------------
