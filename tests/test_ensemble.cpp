@@ -1,9 +1,11 @@
 // Ensemble learning (methods/ensemble): the erf-unit expectations against brute-force
 // quadrature, their Price-theorem gradients and the bound's gradient for every covariance form
 // against finite differences, <E_D> against Monte Carlo, the exact Gaussian posterior of the
-// part of the model that is linear in the weights, the hyperparameter fixed point, and fits.
+// part of the model that is linear in the weights, the bound's value against the linear model's
+// log evidence and KL divergences, the hyperparameter fixed point, and fits.
 #include <boost/math/quadrature/gauss.hpp>
 #include <boost/math/quadrature/gauss_kronrod.hpp>
+#include <boost/math/special_functions/digamma.hpp>
 #include <catch2/catch.hpp>
 
 #include <Eigen/Cholesky>
@@ -330,6 +332,163 @@ TEST_CASE("with the input weights known, the optimal Q over the output weights i
                            0.5 * precision;
   CHECK(d_mean_v.norm() < 1e-9 * (1.0 + posterior_mean.norm() * alpha));
   CHECK(d_cov_v.norm() < 1e-9 * precision.norm());
+}
+
+namespace {
+
+// The network with its input weights u known: Q(u) = N(m_u, e^(2 s) I) with s so small that
+// <E_D> is the error of linear regression of the targets on the features sigma(m_u' x~) and 1.
+struct KnownInputWeights {
+  static constexpr double log_sd = -25.0;  // s: variance 2e-22
+  Problem problem;
+  VectorXd input_mean;  // m_u
+  MatrixXd features;    // n x (H + 1), the last column the output bias's constant
+};
+
+KnownInputWeights known_input_weights() {
+  bnn::Rng rng(13);
+  KnownInputWeights c;
+  c.problem = make_problem(small_data(30, 2, rng), 3, CovarianceForm::full, 0, true);
+  const Layout& layout = c.problem.layout;
+  c.input_mean.resize(layout.hidden * layout.unit_inputs());
+  for (Eigen::Index i = 0; i < c.input_mean.size(); ++i) c.input_mean[i] = bnn::standard_normal(rng);
+  const Eigen::Index n = c.problem.targets.size();
+  c.features.resize(n, layout.hidden + 1);
+  for (Eigen::Index t = 0; t < n; ++t) {
+    for (int i = 0; i < layout.hidden; ++i)
+      c.features(t, i) =
+          erf_unit(c.problem.augmented_X.row(t).dot(c.input_mean.segment(layout.u_offset(i), layout.unit_inputs())));
+    c.features(t, layout.hidden) = 1.0;
+  }
+  return c;
+}
+
+// theta of the full form for Q = N((m_u, m_v), blockdiag(e^(2s) I, C_v)): R = blockdiag(e^s I, L'), C_v = L L'.
+VectorXd known_input_theta(const KnownInputWeights& c, const VectorXd& m_v, const MatrixXd& C_v) {
+  const Eigen::Index k = c.problem.layout.size(), ku = c.input_mean.size();
+  MatrixXd R = MatrixXd::Zero(k, k);
+  R.topLeftCorner(ku, ku).diagonal().setConstant(std::exp(KnownInputWeights::log_sd));
+  R.bottomRightCorner(k - ku, k - ku) = C_v.llt().matrixL().transpose();
+  VectorXd theta(c.problem.parameterization.size());
+  theta.head(ku) = c.input_mean;
+  theta.segment(ku, k - ku) = m_v;
+  Eigen::Index next = 2 * k;
+  for (Eigen::Index a = 0; a < k; ++a) {
+    theta[k + a] = std::log(R(a, a));
+    for (Eigen::Index b = a + 1; b < k; ++b) theta[next++] = R(a, b);
+  }
+  return theta;
+}
+
+// log N(y | 0, I / beta + Phi Phi' / alpha): the evidence of Bayesian linear regression.
+double linear_log_evidence(const MatrixXd& Phi, const VectorXd& y, double alpha, double beta) {
+  const Eigen::Index n = y.size();
+  const MatrixXd cov = MatrixXd::Identity(n, n) / beta + Phi * Phi.transpose() / alpha;
+  const Eigen::LLT<MatrixXd> llt(cov);
+  const double log_det = 2.0 * llt.matrixL().toDenseMatrix().diagonal().array().log().sum();
+  return -0.5 * (static_cast<double>(n) * std::log(2.0 * std::numbers::pi) + log_det + y.dot(llt.solve(y)));
+}
+
+// KL(N(m, C) || N(mu, P^-1)).
+double gaussian_kl(const VectorXd& m, const MatrixXd& C, const VectorXd& mu, const MatrixXd& P) {
+  const double log_det_C = 2.0 * C.llt().matrixL().toDenseMatrix().diagonal().array().log().sum();
+  const double log_det_P = 2.0 * P.llt().matrixL().toDenseMatrix().diagonal().array().log().sum();
+  const VectorXd d = m - mu;
+  return 0.5 * ((P * C).trace() + d.dot(P * d) - static_cast<double>(m.size()) - log_det_P - log_det_C);
+}
+
+// KL(Gamma(shape p, scale q) || Gamma(shape a, scale b)).
+double gamma_kl(double p, double q, double a, double b) {
+  return (p - a) * boost::math::digamma(p) - std::lgamma(p) + std::lgamma(a) + a * (std::log(b) - std::log(q)) +
+         p * (q - b) / b;
+}
+
+}  // namespace
+
+TEST_CASE("with alpha and beta fixed, the bound is the exact log evidence minus KL(Q || posterior)", "[ensemble]") {
+  // F(Q) = log p(D | alpha, beta) - KL(Q || p(w | D)); with u known this is the linear model's
+  // evidence, less KL(Q_v || Gaussian posterior of v) and KL(Q_u || prior of u).
+  const KnownInputWeights c = known_input_weights();
+  const Problem& p = c.problem;
+  const Eigen::Index k = p.layout.size(), ku = c.input_mean.size(), V = k - ku;
+  const double n = static_cast<double>(p.targets.size());
+  const double alpha = 1.7, beta = 12.0;
+  const MatrixXd precision = alpha * MatrixXd::Identity(V, V) + beta * c.features.transpose() * c.features;
+  const MatrixXd posterior_cov = precision.inverse();
+  const VectorXd posterior_mean = beta * posterior_cov * c.features.transpose() * p.targets;
+  const double log_evidence = linear_log_evidence(c.features, p.targets, alpha, beta);
+  const double kl_u = gaussian_kl(c.input_mean, std::exp(2.0 * KnownInputWeights::log_sd) * MatrixXd::Identity(ku, ku),
+                                  VectorXd::Zero(ku), alpha * MatrixXd::Identity(ku, ku));
+  // negative_bound omits the Q-independent n/2 log(beta / 2 pi) + k/2 log(alpha / 2 pi) + k/2 (1 + log 2 pi).
+  const auto bound = [&](const VectorXd& m_v, const MatrixXd& C_v) {
+    const double omitted =
+        0.5 * n * std::log(beta / (2.0 * std::numbers::pi)) + 0.5 * static_cast<double>(k) * (std::log(alpha) + 1.0);
+    return omitted - negative_bound(p, known_input_theta(c, m_v, C_v), alpha, beta, nullptr);
+  };
+  const double at_posterior = bound(posterior_mean, posterior_cov);
+  CHECK(at_posterior + kl_u == Approx(log_evidence).epsilon(1e-10));
+
+  bnn::Rng rng(17);
+  VectorXd shift(V);
+  for (Eigen::Index i = 0; i < V; ++i) shift[i] = 0.3 * std::sqrt(posterior_cov(i, i)) * bnn::standard_normal(rng);
+  const VectorXd other_mean = posterior_mean + shift;
+  const MatrixXd other_cov = 0.6 * posterior_cov + 0.4 * MatrixXd(posterior_cov.diagonal().asDiagonal());
+  const double kl_v = gaussian_kl(other_mean, other_cov, posterior_mean, precision);
+  INFO("log evidence " << log_evidence << ", KL(Q_u || prior) " << kl_u << ", KL(Q_v || posterior) " << kl_v);
+  REQUIRE(kl_v > 0.1);
+  CHECK(bound(other_mean, other_cov) + kl_u == Approx(log_evidence - kl_v).epsilon(1e-10));
+  CHECK(at_posterior - bound(other_mean, other_cov) == Approx(kl_v).epsilon(1e-8));
+}
+
+TEST_CASE("the full bound F[Q, R, S] equals its closed form with Gamma R(alpha) and S(beta)", "[ensemble]") {
+  // For any Gamma R, S with means a_, b_: F = log p(D | a_, b_) + n/2 (<log beta> - log b_)
+  // + k/2 (<log alpha> - log a_) - KL(Q || p(w | D, a_, b_)) - KL(R || p(alpha)) - KL(S || p(beta)).
+  const KnownInputWeights c = known_input_weights();
+  const Problem& p = c.problem;
+  const Eigen::Index k = p.layout.size(), ku = c.input_mean.size(), V = k - ku, n = p.targets.size();
+  const MatrixXd& Phi = c.features;
+  Options o;
+  o.alpha_shape = 1.5;
+  o.alpha_scale = 2.0;
+  o.beta_shape = 0.8;
+  o.beta_scale = 30.0;
+  const double input_variance = std::exp(2.0 * KnownInputWeights::log_sd);
+  const auto closed_form = [&](const VectorXd& m_v, const MatrixXd& C_v, const Hyperposterior& h) {
+    const double alpha = h.alpha_mean(), beta = h.beta_mean();
+    const MatrixXd precision = alpha * MatrixXd::Identity(V, V) + beta * Phi.transpose() * Phi;
+    const VectorXd posterior_mean = beta * precision.llt().solve(Phi.transpose() * p.targets);
+    const double log_alpha = boost::math::digamma(h.alpha_shape) + std::log(h.alpha_scale);
+    const double log_beta = boost::math::digamma(h.beta_shape) + std::log(h.beta_scale);
+    return linear_log_evidence(Phi, p.targets, alpha, beta) +
+           0.5 * static_cast<double>(n) * (log_beta - std::log(beta)) +
+           0.5 * static_cast<double>(k) * (log_alpha - std::log(alpha)) -
+           gaussian_kl(m_v, C_v, posterior_mean, precision) -
+           gaussian_kl(c.input_mean, input_variance * MatrixXd::Identity(ku, ku), VectorXd::Zero(ku),
+                       alpha * MatrixXd::Identity(ku, ku)) -
+           gamma_kl(h.alpha_shape, h.alpha_scale, o.alpha_shape, o.alpha_scale) -
+           gamma_kl(h.beta_shape, h.beta_scale, o.beta_shape, o.beta_scale);
+  };
+  bnn::Rng rng(19);
+  for (int trial = 0; trial < 3; ++trial) {
+    VectorXd m_v(V);
+    for (Eigen::Index i = 0; i < V; ++i) m_v[i] = bnn::standard_normal(rng);
+    const MatrixXd C_v = random_spd(V, 0.05, rng);
+    // |m|^2 + tr C and <E_D> = |y - Phi m_v|^2 / 2 + tr(Phi C_v Phi') / 2 in closed form.
+    const double second = c.input_mean.squaredNorm() + static_cast<double>(ku) * input_variance + m_v.squaredNorm() +
+                          C_v.trace();
+    const double error = 0.5 * ((p.targets - Phi * m_v).squaredNorm() + (Phi * C_v * Phi.transpose()).trace());
+    const double log_det = 2.0 * static_cast<double>(ku) * KnownInputWeights::log_sd +
+                           2.0 * C_v.llt().matrixL().toDenseMatrix().diagonal().array().log().sum();
+    const Hyperposterior optimal = reestimate(o, k, n, second, error);
+    const double expected = closed_form(m_v, C_v, optimal);
+    INFO("trial " << trial << ": closed form " << expected);
+    CHECK(-negative_collapsed_bound(p, o, known_input_theta(c, m_v, C_v), nullptr) == Approx(expected).epsilon(1e-10));
+    CHECK(full_bound(o, k, n, log_det, second, error, optimal) == Approx(expected).epsilon(1e-10));
+    Hyperposterior moved = optimal;
+    moved.alpha_shape *= 0.4 + 0.5 * trial;
+    moved.beta_scale *= 1.7 - 0.5 * trial;
+    CHECK(full_bound(o, k, n, log_det, second, error, moved) == Approx(closed_form(m_v, C_v, moved)).epsilon(1e-10));
+  }
 }
 
 TEST_CASE("hyperparameter re-estimation: (37)-(38) and the bound's maximum over R and S", "[ensemble]") {

@@ -521,9 +521,19 @@ TEST_CASE("store: round trip, replacement of failures, merge", "[store]") {
     CHECK(a.jobs("exp", false)[0].status == "failed");
     job.status = "ok";
     job.error.clear();
+    job.fit_seconds = 0.75;
+    job.predict_seconds = 0.125;
+    job.fit_cpu_seconds = 1.5;
     Evaluation e;
+    e.n_train = 40;
     e.metrics = {{"rmse", 1.25}};
+    // every per-point array distinct, with values that a float or text round trip would change
     e.points.log_density = {-1.0, std::nextafter(-2.0, 0.0)};
+    e.points.squared_error = {0.1, 1.0 / 3.0};
+    e.points.crps = {std::nextafter(0.2, 1.0), 0.7};
+    e.points.covered95 = {1.0, 0.0};
+    e.points.mean = {-3.5e-300, 12.25};
+    e.points.variance = {std::numeric_limits<double>::denorm_min(), 2.0 / 7.0};
     e.test_rows = {4, 7};
     job.evaluations = {e};
     a.record(job);
@@ -531,9 +541,21 @@ TEST_CASE("store: round trip, replacement of failures, merge", "[store]") {
     REQUIRE(jobs.size() == 1);
     CHECK(jobs[0].status == "ok");
     CHECK(jobs[0].seed == job.seed);
-    CHECK(jobs[0].evaluations[0].metrics.at("rmse") == 1.25);
-    CHECK(jobs[0].evaluations[0].points.log_density == e.points.log_density);  // exact
-    CHECK(jobs[0].evaluations[0].test_rows == e.test_rows);
+    CHECK(jobs[0].fit_seconds == job.fit_seconds);
+    CHECK(jobs[0].predict_seconds == job.predict_seconds);
+    CHECK(jobs[0].fit_cpu_seconds == job.fit_cpu_seconds);
+    REQUIRE(jobs[0].evaluations.size() == 1);
+    const Evaluation& back = jobs[0].evaluations[0];
+    CHECK(back.n_train == 40);
+    CHECK(back.metrics == e.metrics);
+    // all exact
+    CHECK(back.points.log_density == e.points.log_density);
+    CHECK(back.points.squared_error == e.points.squared_error);
+    CHECK(back.points.crps == e.points.crps);
+    CHECK(back.points.covered95 == e.points.covered95);
+    CHECK(back.points.mean == e.points.mean);
+    CHECK(back.points.variance == e.points.variance);
+    CHECK(back.test_rows == e.test_rows);
   }
   {
     ResultsStore b(dir_b);
@@ -562,6 +584,110 @@ TEST_CASE("store: round trip, replacement of failures, merge", "[store]") {
     CHECK(j.evaluations[0].points.log_density.empty());
   }
   CHECK_THROWS_WITH(ResultsStore(scratch("empty") + "/none", false), Catch::Contains("no results store"));
+}
+
+TEST_CASE("store merge: a finished job replaces a failed one, never the reverse", "[store]") {
+  const auto record = [](const std::string& dir, const std::string& status, double rmse, double log_density) {
+    ResultsStore store(dir);
+    JobRecord job;
+    job.key = {"exp", "yacht", "pbp", "h1", 0};
+    job.method = "pbp";
+    job.status = status;
+    job.error = status == "ok" ? "" : "diverged";
+    Evaluation e;
+    e.metrics = {{"rmse", rmse}};
+    e.points.log_density = {log_density};
+    e.test_rows = {3};
+    job.evaluations = {e};  // a failed attempt with rows of its own: they must not survive it
+    store.record(job);
+  };
+  const auto only_job = [](const std::string& dir) {
+    ResultsStore store(dir, false);
+    const auto jobs = store.jobs("exp", true);
+    REQUIRE(jobs.size() == 1);
+    return jobs[0];
+  };
+  // failed here, finished there: replaced, with the finished job's metrics and points only
+  const std::string failed_here = scratch("merge_failed_here"), finished_there = scratch("merge_finished_there");
+  record(failed_here, "failed", 99.0, -99.0);
+  record(finished_there, "ok", 1.5, -1.25);
+  {
+    ResultsStore store(failed_here, false);
+    CHECK(store.merge_from(finished_there) == 1);
+  }
+  JobRecord merged = only_job(failed_here);
+  CHECK(merged.status == "ok");
+  CHECK(merged.error.empty());
+  REQUIRE(merged.evaluations.size() == 1);
+  CHECK(merged.evaluations[0].metrics == std::map<std::string, double>{{"rmse", 1.5}});
+  CHECK(merged.evaluations[0].points.log_density == std::vector<double>{-1.25});
+  // finished here, failed there: kept as it is
+  const std::string finished_here = scratch("merge_finished_here"), failed_there = scratch("merge_failed_there");
+  record(finished_here, "ok", 2.5, -2.0);
+  record(failed_there, "failed", 99.0, -99.0);
+  {
+    ResultsStore store(finished_here, false);
+    CHECK(store.merge_from(failed_there) == 0);
+    CHECK(store.merge_from(finished_there) == 0);  // a finished job is never replaced
+  }
+  merged = only_job(finished_here);
+  CHECK(merged.status == "ok");
+  REQUIRE(merged.evaluations.size() == 1);
+  CHECK(merged.evaluations[0].metrics == std::map<std::string, double>{{"rmse", 2.5}});
+  CHECK(merged.evaluations[0].points.log_density == std::vector<double>{-2.0});
+}
+
+TEST_CASE("report rel_time: CPU seconds relative to the reference method, wall time as fallback", "[report]") {
+  const auto registry = shipped_registry();
+  ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
+  spec.datasets.resize(1);  // pbp-cubic
+  REQUIRE(spec.methods.size() == 2);  // linear, linear-evidence
+  spec.report.metrics = {"rel_time", "fit_seconds"};
+  spec.report.relative_time_to = "linear";
+  const auto& ds = registry.find("pbp-cubic");
+  // CPU seconds per split are fit + predict; wall seconds (the fit_seconds metric) differ on purpose
+  const auto fill = [&](const std::string& dir, bool base_has_cpu) {
+    ResultsStore store(dir);
+    for (std::size_t m = 0; m < 2; ++m) {
+      const ConfigIdentity id = config_identity(spec, spec.datasets[0], ds, spec.methods[m]);
+      for (int s = 0; s < 4; ++s) {
+        JobRecord j;
+        j.key = {spec.name, "pbp-cubic", spec.methods[m].label, id.hash, s};
+        j.method = "linear";
+        j.status = s == 3 ? "failed" : "ok";  // a failed split's time is not counted
+        j.predict_seconds = m == 0 ? 0.5 : 1.0;
+        j.fit_cpu_seconds = s == 3 ? 1000.0 : m == 0 ? (base_has_cpu ? 2.0 + s : 0.0) : 9.0 + 2.0 * s;
+        Evaluation e;
+        e.metrics = {{"fit_seconds", m == 0 ? 5.0 : 10.0}};
+        j.evaluations = {e};
+        store.record(j);
+      }
+    }
+  };
+  const std::string with_cpu = scratch("rel_time_cpu"), without_cpu = scratch("rel_time_wall");
+  fill(with_cpu, true);
+  fill(without_cpu, false);
+  ResultsStore store(with_cpu, false);
+  const ReportData r = build_report(spec, registry, store, {});
+  const Cell& base = r.cell("pbp-cubic", "linear", "rel_time");
+  const Cell& other = r.cell("pbp-cubic", "linear-evidence", "rel_time");
+  REQUIRE(base.ours);
+  REQUIRE(other.ours);
+  CHECK(base.ours->value == 1.0);
+  // mean CPU seconds: linear (2.5 + 3.5 + 4.5) / 3 = 3.5, linear-evidence (10 + 12 + 14) / 3 = 12
+  CHECK(other.ours->value == Approx(12.0 / 3.5).epsilon(1e-12));
+  CHECK(std::isnan(other.ours->se));
+  CHECK(other.n_splits == 3);
+  CHECK(other.n_failed == 1);
+  CHECK(r.cell("pbp-cubic", "linear-evidence", "fit_seconds").ours->value == Approx(10.0));
+  CHECK_THAT(render_csv(r), Catch::Contains("pbp-cubic,linear-evidence,rel_time,3.428571429,,3,,"));
+  CHECK_THAT(render_markdown(r), Catch::Contains("CPU time relative to linear"));
+  // the reference's store lacks CPU times: wall seconds for every method, 10 / 5
+  ResultsStore wall(without_cpu, false);
+  const ReportData w = build_report(spec, registry, wall, {});
+  REQUIRE(w.cell("pbp-cubic", "linear-evidence", "rel_time").ours);
+  CHECK(w.cell("pbp-cubic", "linear-evidence", "rel_time").ours->value == Approx(2.0).epsilon(1e-12));
+  CHECK(w.cell("pbp-cubic", "linear", "rel_time").ours->value == 1.0);
 }
 
 TEST_CASE("reference numbers are read as the specs describe", "[report]") {

@@ -89,6 +89,72 @@ TEST_CASE("output-weight site: cavity (40) and moment matching (55)-(56)", "[nne
   }
 }
 
+TEST_CASE("output-weight site (55)-(56) with a_hat != b_hat matches the tilted moments (51)-(52)", "[nnep]") {
+  // Learned noise gives a_hat != b_hat; any a_hat > 0 with 1 - a_hat m_g' Sigma_- m_g > 0 is representable.
+  Rng rng(13);
+  int checked = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    const Eigen::Index size = 4;
+    const double eta = trial % 2 ? 1.0 : 0.6;
+    const Eigen::MatrixXd sigma_v = random_spd(size, rng);
+    const Eigen::VectorXd mu_v = random_vector(size, rng);
+    const OutputCavity cavity =
+        output_cavity(mu_v, sigma_v, random_vector(size, rng, 0.15), random_vector(size, rng, 0.3), eta);
+    REQUIRE(cavity.ok);
+    const Eigen::VectorXd m_g = random_vector(size, rng, 0.5);
+    const Eigen::VectorXd sigma_m = cavity.covariance * m_g;
+    // a_hat in (0, 0.9 / m_g' Sigma_- m_g), b_hat independent of it and at least 0.3 away
+    const double a_hat = (0.05 + 0.85 * uniform01(rng)) / m_g.dot(sigma_m);
+    const double b_hat = a_hat + (trial % 3 == 0 ? -1.0 : 1.0) * (0.3 + 2.0 * uniform01(rng)) * a_hat;
+    if (!(b_hat > 0.0)) continue;
+    const double residual = standard_normal(rng);
+    const OutputSite site = matched_output_site(m_g, cavity, a_hat, b_hat, residual, eta);
+    REQUIRE(site.ok);
+    const auto [mean, covariance] = combine(cavity, site.alpha * site.alpha.transpose(), site.beta, eta);
+    const Eigen::MatrixXd tilted_covariance = cavity.covariance - a_hat * sigma_m * sigma_m.transpose();
+    const Eigen::VectorXd tilted_mean = cavity.mean + sigma_m * (b_hat * residual);
+    INFO("trial " << trial << ", a_hat " << a_hat << ", b_hat " << b_hat);
+    CHECK((covariance - tilted_covariance).norm() < 1e-12 * tilted_covariance.norm());
+    CHECK((mean - tilted_mean).norm() < 1e-12 * (1.0 + tilted_mean.norm()));
+    ++checked;
+  }
+  CHECK(checked >= 10);
+}
+
+TEST_CASE("output-weight site (55) with a_hat < 0: the rank-one site cannot widen q(v)", "[nnep]") {
+  // With a_hat < 0 the tilted covariance Sigma_- + |a_hat| Sigma_- m_g m_g' Sigma_- is wider than the
+  // cavity, which needs a negative site precision. (55) takes sign(a_hat) |a_hat|^(1/2), but the
+  // site precision of (35) is alpha alpha', positive semidefinite whatever the sign of alpha: the
+  // combined q(v) is narrower than the cavity, not wider. This documents the paper's formula; fits
+  // count these updates in the diagnostic `negative_a_sites`.
+  Rng rng(14);
+  for (int trial = 0; trial < 10; ++trial) {
+    const Eigen::Index size = 4;
+    const double eta = trial % 2 ? 1.0 : 0.8;
+    const Eigen::MatrixXd sigma_v = random_spd(size, rng);
+    const OutputCavity cavity = output_cavity(random_vector(size, rng), sigma_v, random_vector(size, rng, 0.15),
+                                              random_vector(size, rng, 0.3), eta);
+    REQUIRE(cavity.ok);
+    const Eigen::VectorXd m_g = random_vector(size, rng, 0.5);
+    const Eigen::VectorXd sigma_m = cavity.covariance * m_g;
+    const double a_hat = -(0.1 + uniform01(rng)) / m_g.dot(sigma_m), b_hat = 0.5, residual = standard_normal(rng);
+    const OutputSite site = matched_output_site(m_g, cavity, a_hat, b_hat, residual, eta);
+    REQUIRE(site.ok);  // c = 1 - a_hat m_g' Sigma_- m_g > 1
+    const Eigen::MatrixXd site_precision = site.alpha * site.alpha.transpose();
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(site_precision);
+    CHECK(eigen.eigenvalues().minCoeff() > -1e-12 * site_precision.norm());
+    CHECK(site_precision.norm() > 0.0);
+    const Eigen::MatrixXd covariance = combine(cavity, site_precision, site.beta, eta).second;
+    const Eigen::MatrixXd tilted_covariance = cavity.covariance - a_hat * sigma_m * sigma_m.transpose();
+    const double combined_spread = m_g.dot(covariance * m_g), cavity_spread = m_g.dot(sigma_m);
+    const double tilted_spread = m_g.dot(tilted_covariance * m_g);
+    INFO("trial " << trial << ": m'Sm combined " << combined_spread << ", cavity " << cavity_spread << ", tilted "
+                  << tilted_spread);
+    CHECK(combined_spread < cavity_spread);
+    CHECK(cavity_spread < tilted_spread);
+  }
+}
+
 TEST_CASE("damped output-weight site (57)-(59) keeps the mean of the rank-two site", "[nnep]") {
   Rng rng(12);
   for (int trial = 0; trial < 20; ++trial) {

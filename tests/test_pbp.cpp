@@ -63,18 +63,33 @@ TEST_CASE("rectifier moments match numerical integration, also for alpha < -30",
 }
 
 TEST_CASE("rectifier moment derivatives match finite differences", "[pbp]") {
+  // alpha from +6.7 down to -35 (the asymptotic series below -30), where the moments and their
+  // derivatives fall to 1e-19 and below 1e-200: relative tolerances, with a margin only for the
+  // difference quotient's round-off, 1e-12 |f| / h (an O(1) mean has a 1e-10 slope at alpha 6.7)
+  std::vector<std::pair<double, double>> points;
   for (double m : {-4.0, -1.2, 0.0, 0.5, 3.0})
-    for (double v : {0.2, 1.0, 4.0}) {
-      const ReluMoments r = relu_moments(m, v);
-      const double hm = 1e-6, hv = 1e-6 * v;
-      const ReluMoments mp = relu_moments(m + hm, v), mm = relu_moments(m - hm, v);
-      const ReluMoments vp = relu_moments(m, v + hv), vm = relu_moments(m, v - hv);
-      INFO("m " << m << " v " << v);
-      CHECK(r.dmean_dm == Approx((mp.mean - mm.mean) / (2 * hm)).epsilon(1e-6).margin(1e-10));
-      CHECK(r.dmean_dv == Approx((vp.mean - vm.mean) / (2 * hv)).epsilon(1e-6).margin(1e-10));
-      CHECK(r.dvariance_dm == Approx((mp.variance - mm.variance) / (2 * hm)).epsilon(1e-6).margin(1e-10));
-      CHECK(r.dvariance_dv == Approx((vp.variance - vm.variance) / (2 * hv)).epsilon(1e-6).margin(1e-10));
-    }
+    for (double v : {0.2, 1.0, 4.0}) points.emplace_back(m, v);
+  points.emplace_back(-16.0, 0.25);  // alpha = -32
+  points.emplace_back(-35.0, 1.0);   // alpha = -35
+  points.emplace_back(-62.0, 4.0);   // alpha = -31
+  for (const auto& [m, v] : points) {
+    const ReluMoments r = relu_moments(m, v);
+    const double hm = 1e-6, hv = 1e-6 * v;
+    const ReluMoments mp = relu_moments(m + hm, v), mm = relu_moments(m - hm, v);
+    const ReluMoments vp = relu_moments(m, v + hv), vm = relu_moments(m, v - hv);
+    // the series' relative error ~10/alpha^4 in gamma becomes ~10/alpha^2 in the variance
+    const bool series = m / std::sqrt(v) < -30.0;
+    const double mean_tolerance = series ? 1e-4 : 1e-6, variance_tolerance = series ? 1e-2 : 2e-6;
+    INFO("m " << m << " v " << v << " alpha " << m / std::sqrt(v));
+    CHECK(r.dmean_dm == Approx((mp.mean - mm.mean) / (2 * hm)).epsilon(mean_tolerance).margin(1e-12 * r.mean / hm));
+    CHECK(r.dmean_dv == Approx((vp.mean - vm.mean) / (2 * hv)).epsilon(mean_tolerance).margin(1e-12 * r.mean / hv));
+    CHECK(r.dvariance_dm == Approx((mp.variance - mm.variance) / (2 * hm))
+                                .epsilon(variance_tolerance)
+                                .margin(1e-12 * r.variance / hm));
+    CHECK(r.dvariance_dv == Approx((vp.variance - vm.variance) / (2 * hv))
+                                .epsilon(variance_tolerance)
+                                .margin(1e-12 * r.variance / hv));
+  }
   CHECK(inverse_mills(-31.0) == Approx(31.0 + 1.0 / 31.0 - 2.0 / (31.0 * 31.0 * 31.0)));
   CHECK(inverse_mills(-29.9) == Approx(29.9 + 1.0 / 29.9).epsilon(1e-5));  // exact ratio just above -30
 }
@@ -188,6 +203,70 @@ TEST_CASE("EP refinement of the prior factors keeps q = cavity x factor", "[pbp]
   CHECK(net.prior_shape == Approx(options.prior_shape + shape_sum).epsilon(1e-12));
   CHECK(net.prior_rate == Approx(options.prior_rate + rate_sum).epsilon(1e-12));
   CHECK(net.prior_shape > options.prior_shape);  // 17 weights are evidence about lambda
+}
+
+TEST_CASE("EP refinement of a prior factor matches the moments of its tilted distribution", "[pbp]") {
+  // Tilted: cavity N(w | mu, s2) Gamma(lambda | a, b) N(w | 0, 1/lambda), with Z(a) =
+  // N(mu | 0, s2 + b / (a - 1)) as in eq. (11). New q(w): mean mu + s2 dlogZ/dmu, variance
+  // s2 - s2^2 ((dlogZ/dmu)^2 - 2 dlogZ/ds2); new q(lambda) from E[lambda^k] ~ Z(a + k) / Z(a).
+  const auto log_z = [](double mu, double s2, double a, double b) {
+    const double v = s2 + b / (a - 1.0);
+    return -0.5 * std::log(2.0 * M_PI * v) - 0.5 * mu * mu / v;
+  };
+  struct Cavity {
+    double mean, variance, shape, rate;
+  };
+  Rng rng(10);
+  Options options;
+  options.hidden_layers = {3};
+  int trial = 0;
+  for (const Cavity& c : {Cavity{0.8, 0.05, 6.0, 6.0}, Cavity{-1.5, 0.3, 9.5, 4.0}, Cavity{0.02, 0.5, 3.0, 5.0},
+                          Cavity{2.5, 0.01, 20.0, 30.0}}) {
+    Network net = initial_network(2, options, rng);
+    // every other weight's q equals its factor (cavity precision 0): refine_prior skips them
+    for (Layer& layer : net.layers) layer.variance = layer.site_precision.cwiseInverse();
+    const std::size_t l = trial % 2;
+    const Eigen::Index i = 0, j = trial % 3;
+    Layer& layer = net.layers[l];
+    // a factor from an earlier pass, so that cavity and q differ in all four parameters
+    layer.site_precision(i, j) = 0.7;
+    layer.site_precision_mean(i, j) = -0.2;
+    layer.site_shape(i, j) = 0.4;
+    layer.site_rate(i, j) = 0.3;
+    layer.variance(i, j) = 1.0 / (1.0 / c.variance + 0.7);
+    layer.mean(i, j) = (c.mean / c.variance - 0.2) * layer.variance(i, j);
+    net.prior_shape = c.shape + 0.4;
+    net.prior_rate = c.rate + 0.3;
+    const Network before = net;
+    REQUIRE(refine_prior(net, options.min_cavity_precision_fraction) == 1);
+
+    const double h = 1e-5;
+    const double d_mean = (log_z(c.mean + h, c.variance, c.shape, c.rate) -
+                           log_z(c.mean - h, c.variance, c.shape, c.rate)) / (2.0 * h);
+    const double d_variance = (log_z(c.mean, c.variance + h * c.variance, c.shape, c.rate) -
+                               log_z(c.mean, c.variance - h * c.variance, c.shape, c.rate)) / (2.0 * h * c.variance);
+    const double mean = c.mean + c.variance * d_mean;
+    const double variance = c.variance - c.variance * c.variance * (d_mean * d_mean - 2.0 * d_variance);
+    const double z0 = std::exp(log_z(c.mean, c.variance, c.shape, c.rate));
+    const double first = std::exp(log_z(c.mean, c.variance, c.shape + 1.0, c.rate)) / z0 * c.shape / c.rate;
+    const double second = std::exp(log_z(c.mean, c.variance, c.shape + 2.0, c.rate)) / z0 * c.shape *
+                          (c.shape + 1.0) / (c.rate * c.rate);
+    INFO("trial " << trial << ": layer " << l << " weight " << i << "," << j);
+    CHECK(layer.mean(i, j) == Approx(mean).epsilon(1e-8));
+    CHECK(layer.variance(i, j) == Approx(variance).epsilon(1e-8));
+    CHECK(net.prior_shape / net.prior_rate == Approx(first).epsilon(1e-10));
+    CHECK(net.prior_shape / (net.prior_rate * net.prior_rate) == Approx(second - first * first).epsilon(1e-8));
+    // the new factor is new q / cavity
+    CHECK(layer.site_precision(i, j) == Approx(1.0 / variance - 1.0 / c.variance).epsilon(1e-7));
+    CHECK(layer.site_shape(i, j) == Approx(net.prior_shape - c.shape).epsilon(1e-10));
+    // and nothing else moved
+    for (std::size_t k = 0; k < net.layers.size(); ++k) {
+      RowMatrix changed = (net.layers[k].mean - before.layers[k].mean).cwiseAbs();
+      if (k == l) changed(i, j) = 0.0;
+      CHECK(changed.maxCoeff() == 0.0);
+    }
+    ++trial;
+  }
 }
 
 TEST_CASE("EP refinement skips weights the data have barely touched", "[pbp]") {

@@ -3,6 +3,7 @@
 // fits on a simple problem.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <vector>
 
 #include "methods/registry.hpp"
 #include "methods/vi/vi.hpp"
@@ -23,6 +24,42 @@ vi::Posterior random_posterior(Rng& rng) {
   }
   q.log_noise_variance = std::log(0.3);
   return q;
+}
+
+// Mean and variance over `draws` of point_loss's gradient (flattened: every mean, every rho, the
+// log noise variance) and of its data term, the draws from one stream seeded `seed`.
+struct GradientMoments {
+  Eigen::VectorXd mean, variance;
+  double loss_mean = 0.0, loss_variance = 0.0;
+};
+GradientMoments gradient_moments(const vi::Posterior& q, const Eigen::VectorXd& x, double y, double n,
+                                 const vi::Options& options, std::uint64_t seed, int draws) {
+  Rng rng(seed);
+  Eigen::VectorXd sum, sum_squares;
+  double loss_sum = 0.0, loss_squares = 0.0;
+  for (int d = 0; d < draws; ++d) {
+    vi::BoundGradient g;
+    const double loss = vi::point_loss(q, x, y, n, options, rng, g);
+    std::vector<double> flat;
+    for (const auto* part : {&g.d_mean, &g.d_rho})
+      for (const RowMatrix& m : *part) flat.insert(flat.end(), m.data(), m.data() + m.size());
+    flat.push_back(g.d_log_noise);
+    const Eigen::Map<const Eigen::VectorXd> v(flat.data(), static_cast<Eigen::Index>(flat.size()));
+    if (d == 0) {
+      sum = Eigen::VectorXd::Zero(v.size());
+      sum_squares = sum;
+    }
+    sum += v;
+    sum_squares += v.cwiseAbs2();
+    loss_sum += loss;
+    loss_squares += loss * loss;
+  }
+  GradientMoments moments;
+  moments.mean = sum / draws;
+  moments.variance = ((sum_squares / draws - moments.mean.cwiseAbs2()) * draws / (draws - 1.0)).cwiseMax(0.0);
+  moments.loss_mean = loss_sum / draws;
+  moments.loss_variance = (loss_squares / draws - moments.loss_mean * moments.loss_mean) * draws / (draws - 1.0);
+  return moments;
 }
 }  // namespace
 
@@ -114,8 +151,13 @@ TEST_CASE("VI adaptive prior minimizes the KL term", "[vi]") {
     sum += m.sum();
     count += static_cast<double>(m.size());
   }
-  CHECK(count == 17.0);
-  CHECK(best.mean == Approx(sum / count).epsilon(1e-14));
+  const double mean = sum / count;
+  double spread = 0.0;
+  for (std::size_t l = 0; l < q.mean.size(); ++l)
+    for (Eigen::Index k = 0; k < q.mean[l].size(); ++k)
+      spread += std::exp(2.0 * q.rho[l].data()[k]) + std::pow(q.mean[l].data()[k] - mean, 2);
+  CHECK(best.mean == Approx(mean).epsilon(1e-14));
+  CHECK(best.variance == Approx(spread / 17.0).epsilon(1e-13));
   const double kl = vi::kl_divergence(q, best);
   for (const double dm : {-0.05, 0.05})
     CHECK(vi::kl_divergence(q, {best.mean + dm, best.variance}) > kl);
@@ -204,4 +246,69 @@ TEST_CASE("VI minibatch step: the mean of its points' gradients, all taken at th
     CHECK_FALSE(trained.mean[l].isApprox(q0.mean[l], 1e-6));
   }
   CHECK(trained.log_noise_variance == Approx(expected.log_noise_variance).epsilon(1e-12));
+}
+
+TEST_CASE("VI local and weights estimators have the same expected gradient", "[vi]") {
+  // Both differentiate the same expected data term (given the layer input, a unit's
+  // pre-activation under q(w) is exactly the Gaussian the local estimator draws), so their
+  // Monte Carlo means must agree within their standard errors.
+  Rng rng(14);
+  const vi::Posterior q = random_posterior(rng);
+  Eigen::VectorXd x(2);
+  x << 0.7, -0.4;
+  const double y = 0.5, n = 40.0;
+  const int draws = 20000;
+  vi::Options local, weights;
+  local.estimator = "local";
+  weights.estimator = "weights";
+  const GradientMoments a = gradient_moments(q, x, y, n, local, 101, draws);
+  const GradientMoments b = gradient_moments(q, x, y, n, weights, 202, draws);
+  REQUIRE(a.mean.size() == 2 * 17 + 1);
+  CHECK(a.variance.minCoeff() > 0.0);  // every hidden unit is active in some draws
+  for (Eigen::Index k = 0; k < a.mean.size(); ++k) {
+    const double standard_error = std::sqrt((a.variance[k] + b.variance[k]) / draws);
+    INFO("component " << k << ": local " << a.mean[k] << ", weights " << b.mean[k] << ", se " << standard_error);
+    CHECK(std::abs(a.mean[k] - b.mean[k]) <= 4.0 * standard_error);
+  }
+  const double loss_error = std::sqrt((a.loss_variance + b.loss_variance) / draws);
+  CHECK(std::abs(a.loss_mean - b.loss_mean) <= 4.0 * loss_error);
+}
+
+TEST_CASE("VI without hidden layers: Monte Carlo data term and gradients match the closed form", "[vi]") {
+  // output a = s w'z with z = [x; 1], s = 1/sqrt(3): a ~ N(s mu'z, s^2 sum sd^2 z^2), so the
+  // expected data term is 1/2 log(2 pi sigma2) + ((E a - y)^2 + Var a) / (2 sigma2).
+  vi::Posterior q;
+  q.mean = {RowMatrix(1, 3)};
+  q.rho = {RowMatrix(1, 3)};
+  q.mean[0] << 0.6, -1.1, 0.3;
+  q.rho[0] << std::log(0.4), std::log(0.15), std::log(0.7);
+  q.log_noise_variance = std::log(0.2);
+  Eigen::Vector3d z(1.3, 0.5, 1.0);
+  const double y = 0.9, n = 25.0, sigma2 = 0.2, s = 1.0 / std::sqrt(3.0);
+  const Eigen::Vector3d mu = q.mean[0].transpose(), sd = q.rho[0].array().exp().transpose();
+  const double mean_a = s * mu.dot(z), var_a = s * s * sd.cwiseAbs2().dot(z.cwiseAbs2());
+  const double expected_square = std::pow(mean_a - y, 2) + var_a;  // E[(a - y)^2]
+  const double loss = 0.5 * std::log(2.0 * M_PI * sigma2) + 0.5 * expected_square / sigma2;
+  const int draws = 20000;
+  for (const std::string estimator : {"local", "weights", "graves"}) {
+    vi::Options options;
+    options.estimator = estimator;
+    options.prior_variance = 1.5;
+    const GradientMoments m = gradient_moments(q, z.head(2), y, n, options, 303, draws);
+    INFO(estimator);
+    CHECK(std::abs(m.loss_mean - loss) <= 4.0 * std::sqrt(m.loss_variance / draws));
+    for (Eigen::Index j = 0; j < 3; ++j) {
+      const double d_mean = s * z[j] * (mean_a - y) / sigma2 + mu[j] / (1.5 * n);
+      // d/d rho of E[data]: sd^2 s^2 z^2 / sigma2 (the reparameterized estimators); Graves's
+      // sd^2 E[(dL/dw)^2] = sd^2 s^2 z^2 E[(a - y)^2] / sigma2^2 instead. Plus sd dKL/dsd / n.
+      const double data_rho = estimator == "graves" ? sd[j] * sd[j] * s * s * z[j] * z[j] * expected_square / (sigma2 * sigma2)
+                                                    : sd[j] * sd[j] * s * s * z[j] * z[j] / sigma2;
+      const double d_rho = data_rho + (-1.0 + sd[j] * sd[j] / 1.5) / n;
+      INFO("weight " << j << ": mean " << m.mean[j] << " vs " << d_mean << ", rho " << m.mean[3 + j] << " vs " << d_rho);
+      CHECK(std::abs(m.mean[j] - d_mean) <= 4.0 * std::sqrt(m.variance[j] / draws));
+      CHECK(std::abs(m.mean[3 + j] - d_rho) <= 4.0 * std::sqrt(m.variance[3 + j] / draws));
+    }
+    const double d_log_noise = 0.5 - 0.5 * expected_square / sigma2;
+    CHECK(std::abs(m.mean[6] - d_log_noise) <= 4.0 * std::sqrt(m.variance[6] / draws));
+  }
 }
