@@ -242,6 +242,43 @@ TEST_CASE("malformed specs are errors naming file and line", "[spec]") {
   expect_line("name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[per_dataset.boston]\n\nconstant_inputs = \"ones\"\n[[method]]\nmethod = \"linear\"\n",
               6, "constant_inputs 'ones' is not one of: zero, numpy");
   expect_line("name = = 3\n", 1, "");
+  // Unknown keys are typos, not defaults.
+  const std::string body = "datasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[[method]]\nmethod = \"linear\"\n";
+  expect_line("name = \"x\"\nsede = 2\n" + body, 2, "unknown key 'sede' in the experiment");
+  expect_line("name = \"x\"\n" + body + "opts = { a = 1 }\n", 6, "unknown key 'opts' in a [[method]]");
+  expect_line("name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\", folds = 3 }\n", 3,
+              "unknown key 'folds' in a published protocol");
+  expect_line("name = \"x\"\n" + body + "[per_dataset.boston]\nconstant_inputz = \"numpy\"\n", 7,
+              "unknown key 'constant_inputz' in per_dataset.boston");
+  expect_line("name = \"x\"\n" + body + "[report]\nmetrics = [\"rmse\", \"nosuch\"]\n", 7, "unknown metric 'nosuch'");
+  expect_line("name = \"x\"\n" + body + "[report]\nmetrics = []\n", 7, "non-empty array");
+  expect_line("name = \"x\"\n" + body + "[reference]\nfile = \"a.csv\"\nvalue = { rmse = \"r\" }\n", 8,
+              "unknown key 'value' in [reference]");
+}
+
+TEST_CASE("specs are checked against the registry: data sets, dataset_options, options", "[spec]") {
+  const std::string dir = scratch("specs-registry");
+  const data::DatasetRegistry registry = shipped_registry();
+  const auto plan_error = [&](const std::string& text) {
+    const std::string path = write(dir + "/s.toml", text);
+    const ExperimentSpec spec = load_experiment(path);
+    return test::invalid_argument_message([&] { make_plan(spec, registry, {}); });
+  };
+  const std::string head = "name = \"x\"\nprotocol = { kind = \"kfold\", folds = 2 }\n";
+  CHECK_THAT(plan_error(head + "datasets = [\"boston\", \"housing\"]\n[[method]]\nmethod = \"linear\"\n"),
+             Catch::Contains("s.toml: 'datasets' names boston twice (as 'housing')"));
+  CHECK_THAT(plan_error(head + "datasets = [\"bostn\"]\n[[method]]\nmethod = \"linear\"\n"),
+             Catch::Contains("s.toml: 'datasets': unknown data set 'bostn'"));
+  CHECK_THAT(plan_error(head + "datasets = [\"boston\"]\n[[method]]\nmethod = \"linear\"\n"
+                               "dataset_options = { bostn = { prior_precision = 2 } }\n"),
+             Catch::Contains("s.toml: [[method]] linear: dataset_options: unknown data set 'bostn'"));
+  CHECK_THAT(plan_error(head + "datasets = [\"boston\"]\n[[method]]\nmethod = \"linear\"\nlabel = \"lin\"\n"
+                               "dataset_options = { housing = { prior_precision = -2 } }\n"),
+             Catch::Contains("s.toml: [[method]] lin on boston: linear: prior_precision is -2"));
+  // A data set the registry knows but the spec does not use may keep its dataset_options (a copied spec).
+  CHECK(plan_error(head + "datasets = [\"epnn-case1\"]\n[[method]]\nmethod = \"linear\"\n"
+                          "dataset_options = { protein = { prior_precision = 2 } }\n") ==
+        "<no std::invalid_argument thrown>");
 }
 
 TEST_CASE("settings given with --set override the spec", "[spec]") {
@@ -584,6 +621,21 @@ TEST_CASE("store: round trip, replacement of failures, merge", "[store]") {
     CHECK(j.evaluations[0].points.log_density.empty());
   }
   CHECK_THROWS_WITH(ResultsStore(scratch("empty") + "/none", false), Catch::Contains("no results store"));
+  // Read-only access reads the same jobs and writes nothing, not even into an empty file.
+  {
+    const auto size_before = fs::file_size(dir_a + "/bnnbench.sqlite");
+    ResultsStore reader(dir_a, ResultsStore::Access::read_only);
+    CHECK(reader.jobs("exp", false).size() == 3);
+    CHECK_THROWS(reader.record(job));
+    CHECK(fs::file_size(dir_a + "/bnnbench.sqlite") == size_before);
+  }
+  const std::string empty_dir = scratch("store_empty_file");
+  { std::ofstream touch(empty_dir + "/bnnbench.sqlite"); }
+  CHECK_THROWS_WITH(ResultsStore(empty_dir, ResultsStore::Access::read_only),
+                    Catch::Contains("is not a complete bnnbench results store (0 of its 5 tables"));
+  CHECK(fs::file_size(empty_dir + "/bnnbench.sqlite") == 0);
+  CHECK_THROWS_WITH(ResultsStore(scratch("empty") + "/none", ResultsStore::Access::read_only),
+                    Catch::Contains("no results store"));
 }
 
 TEST_CASE("store merge: a finished job replaces a failed one, never the reverse", "[store]") {

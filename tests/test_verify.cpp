@@ -149,7 +149,18 @@ TEST_CASE("compare_report_tables: a rerun's table against a published one", "[ve
     CHECK(c.identical == 2);
     CHECK(c.not_rerun == 1);
     CHECK(c.partial == 0);
+    CHECK(c.not_published == 0);
     CHECK(c.differing.empty());
+  }
+  SECTION("cells of ours that the published table lacks are counted") {
+    const std::string ours = header +
+                             "boston,pbp,rmse,3.01,0.19,20,3.01,0.18\n"
+                             "wine,pbp,rmse,0.63,0.01,20,0.635,\n"     // no such row published
+                             "yacht,pbp,rmse,1.04,0.05,20,1.015,\n"    // published without a value
+                             "wine,pbp,fit_seconds,0.1,0.01,20,,\n";   // timings are not counted
+    const TableComparison c = compare_report_tables(ours, published, "report.csv", 0.0);
+    CHECK(c.compared == 1);
+    CHECK(c.not_published == 2);
   }
   SECTION("a cell over fewer splits is not compared") {
     const std::string ours = header + "boston,pbp,rmse,2.9,0.3,4,3.01,0.18\n";

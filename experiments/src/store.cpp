@@ -170,7 +170,7 @@ ResultsStore::ResultsStore(const std::string& results_dir, Access access) {
   if (access != Access::create && !fs::exists(path_))
     throw std::runtime_error("no results store in " + results_dir + " (expected " + path_ + ")");
   if (access == Access::read_only) {
-    // Where we may write, a plain connection that issues no write: on closing it removes the
+    // Where we may write, a connection that may issue no write: on closing it removes the
     // -wal and -shm files SQLite makes for a WAL store, and the store's bytes stay as they were.
     // Elsewhere (a read-only place) the store is opened as immutable: nothing can write it.
     const fs::path dir = fs::path(path_).parent_path();
@@ -185,6 +185,7 @@ ResultsStore::ResultsStore(const std::string& results_dir, Access access) {
       throw std::runtime_error("cannot open results store " + path_ + ": " + message);
     }
     sqlite3_busy_timeout(db_, 60000);
+    sqlite3_exec(db_, "PRAGMA query_only = ON", nullptr, nullptr, nullptr);  // a statement that writes fails
     long tables = 0;
     try {
       Statement count(db_, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
