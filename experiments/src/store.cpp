@@ -195,11 +195,12 @@ ResultsStore::ResultsStore(const std::string& results_dir, Access access) {
       sqlite3_close(db_);  // the destructor does not run for a constructor that throws
       throw;
     }
-    if (tables != 5) sqlite3_close(db_);
-    if (tables != 5)
+    if (tables != 5) {
+      sqlite3_close(db_);
       throw std::runtime_error(path_ + " is not a complete bnnbench results store (" + std::to_string(tables) +
                                " of its 5 tables: an empty or foreign file, or a store of an older bnnbench, "
                                "which `bnnbench run` or `merge` upgrades)");
+    }
     return;
   }
   std::error_code ec;
