@@ -349,6 +349,34 @@ TEST_CASE("nn-ep: a fit that broke down is a numerical error, not a convergence"
   CHECK(report.message == "earlier");
 }
 
+TEST_CASE("nn-ep: predictions that run away from the training targets are a numerical error", "[nnep]") {
+  // sin(3x) over 2.4 periods, 150 points, the noise fixed at its true sd 0.05 from the first
+  // sweep (the paper's schedule starts at 0.3 and learns it): the sweeps run away (predictive
+  // means near 100 on targets of sd 0.7) without any site being skipped.
+  Rng data_rng(17);
+  RegressionData data{Eigen::MatrixXd(150, 1), Eigen::VectorXd(150)};
+  for (Eigen::Index i = 0; i < 150; ++i) {
+    data.X(i, 0) = -2.5 + 5.0 * uniform01(data_rng);
+    data.y[i] = std::sin(3.0 * data.X(i, 0)) + 0.05 * standard_normal(data_rng);
+  }
+  Options o = ard_defaults();
+  o.hidden_units = 8;
+  o.learn_noise = false;
+  o.initial_noise_sd = 0.05;
+  o.max_iterations = 150;
+  o.prior_start = o.max_iterations;
+  Rng rng(5);
+  const nnep::Model model = nnep::fit(data, o, rng);
+  CHECK(model.report().status == FitStatus::numerical_error);
+  CHECK_THAT(model.report().message,
+             Catch::StartsWith("EP diverged: the predictive mean misses the training targets by an RMS of"));
+  // With the noise held at 0.3 the same fit stays sane, and the check leaves it alone.
+  o.initial_noise_sd = 0.3;
+  Rng rng2(5);
+  const nnep::Model sane = nnep::fit(data, o, rng2);
+  CHECK(sane.report().status != FitStatus::numerical_error);
+}
+
 TEST_CASE("nn-ep unit_schedule: units join the updates one at a time (section 3.5.3)", "[nnep]") {
   CHECK(test::invalid_argument_message([] { find_method("nn-ep-la").canonical_config({{"unit_schedule", "-1"}}); }) ==
         "nn-ep-la: unit_schedule is -1, but must be >= 0");

@@ -418,6 +418,20 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
   // The history of the LOO density (section 3.5.2), every 25th sweep: is it still climbing?
   for (std::size_t sweep = 25; sweep <= loo_trace.size(); sweep += 25)
     report.diagnostics.emplace_back("log_z_loo_sweep_" + std::to_string(sweep), loo_trace[sweep - 1]);
+  // A posterior whose predictive mean misses its own training targets by more than 10 sd has
+  // diverged (with the noise fixed, check_breakdown cannot see it in the noise).
+  if (report.status != FitStatus::numerical_error) {
+    Eigen::VectorXd mean, variance;
+    Model(posterior, FitReport{}).latent_moments(train.X, mean, variance);
+    const double target_sd = std::sqrt((y.array() - y.mean()).square().mean());
+    const double training_rmse = std::sqrt((mean - y).squaredNorm() / static_cast<double>(n));
+    if (!(training_rmse <= 10.0 * target_sd)) {
+      report.status = FitStatus::numerical_error;
+      report.message = "EP diverged: the predictive mean misses the training targets by an RMS of " +
+                       option_detail::format_double(training_rmse) + ", more than 10 times their sd " +
+                       option_detail::format_double(target_sd);
+    }
+  }
   return Model(std::move(posterior), std::move(report));
 }
 
