@@ -131,6 +131,20 @@ TEST_CASE("vector_tanh is within 1e-15 relative of std::tanh", "[hmc]") {
   CHECK(std::isnan(result[2]));  // a NaN weight must stay visible to the sampler
 }
 
+TEST_CASE("hmc_transition draws fresh momenta whatever the size of the caller's p", "[hmc]") {
+  const Potential gaussian = [](const Eigen::VectorXd& q, Eigen::VectorXd& gradient) {
+    gradient = q;
+    return 0.5 * q.squaredNorm();
+  };
+  PhasePoint state;
+  state.q = Eigen::Vector2d(1.0, -0.5);
+  state.potential = gaussian(state.q, state.gradient);  // p left empty
+  Rng rng(2);
+  const TransitionInfo info = hmc_transition(gaussian, Eigen::Vector2d::Ones(), 0.3, 5, 0.0, state, rng);
+  CHECK(std::isfinite(info.accept_probability));
+  CHECK(state.q != Eigen::Vector2d(1.0, -0.5));  // accepted: the energy error of 5 steps of 0.3 is small
+}
+
 TEST_CASE("leapfrog is reversible and its energy error shrinks as eps^2", "[hmc]") {
   Rng rng(11);
   const RegressionData data = toy_data(30, 2, rng);
@@ -457,4 +471,120 @@ TEST_CASE("nn-mc rejects bad options with a clear message", "[hmc]") {
                     Catch::Contains("nn-mc: tempering_replicas is 0, but must be >= 1"));
   CHECK_THROWS_WITH(method.canonical_config({{"tempering_min_beta", "1"}}),
                     Catch::Contains("nn-mc: tempering_min_beta is 1"));
+}
+
+TEST_CASE("dual averaging moves the step size against a constant acceptance error", "[hmc]") {
+  // For a constant acceptance a, h_bar_t = (target - a) t / (t + 10) (the weights 1/(t + 10)
+  // telescope), so log step_t = log(10 step_0) - sqrt(t) / 0.05 (target - a) t / (t + 10).
+  for (const double accept : {0.95, 0.6}) {
+    StepSizeAdapter adapter(0.8);
+    adapter.restart(0.1);
+    double previous = 10.0 * 0.1, log_step_bar = 0.0;
+    for (long t = 1; t <= 50; ++t) {
+      const double step = adapter.update(accept);
+      const double expected =
+          std::log(1.0) - std::sqrt(static_cast<double>(t)) / 0.05 * (0.8 - accept) * t / (t + 10.0);
+      INFO("accept " << accept << ", t " << t);
+      CHECK(std::log(step) == Approx(expected).epsilon(1e-12).margin(1e-12));
+      if (accept > 0.8)
+        CHECK(step > previous);
+      else
+        CHECK(step < previous);
+      previous = step;
+      const double eta = std::pow(static_cast<double>(t), -0.75);
+      log_step_bar = eta * expected + (1.0 - eta) * log_step_bar;
+    }
+    CHECK(std::log(adapter.final_step()) == Approx(log_step_bar).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("dual averaging on a 1-D Gaussian reaches the target acceptance", "[hmc]") {
+  // U(q) = q^2 / 2; each acceptance is of one leapfrog step from an exact draw q ~ N(0, 1)
+  // (longer trajectories return to zero energy error at some steps: acceptance not monotone).
+  const Potential U = [](const Eigen::VectorXd& q, Eigen::VectorXd& g) {
+    g = q;
+    return 0.5 * q.squaredNorm();
+  };
+  const Eigen::VectorXd inverse_metric = Eigen::VectorXd::Ones(1);
+  Rng rng(21);
+  const auto accept = [&](double step) {
+    PhasePoint point;
+    point.q = Eigen::VectorXd::Constant(1, standard_normal(rng));
+    point.p = Eigen::VectorXd::Zero(1);  // hmc_transition draws into p as sized
+    point.potential = U(point.q, point.gradient);
+    return hmc_transition(U, inverse_metric, step, 1, 0.0, point, rng).accept_probability;
+  };
+  StepSizeAdapter adapter(0.8);
+  adapter.restart(0.05);
+  double step = 0.05;
+  for (int t = 0; t < 3000; ++t) step = adapter.update(accept(step));
+  const double adapted = adapter.final_step();
+  // The step whose mean acceptance over 20000 fixed (q, p) draws is the target, by bisection.
+  Eigen::MatrixXd qp(20000, 2);
+  for (Eigen::Index i = 0; i < qp.rows(); ++i) qp.row(i) << standard_normal(rng), standard_normal(rng);
+  const auto mean_accept = [&](double eps) {
+    double sum = 0.0;
+    for (Eigen::Index i = 0; i < qp.rows(); ++i) {
+      PhasePoint point;
+      point.q = Eigen::VectorXd::Constant(1, qp(i, 0));
+      point.p = Eigen::VectorXd::Constant(1, qp(i, 1));
+      point.potential = U(point.q, point.gradient);
+      const double h0 = point.potential + kinetic_energy(point.p, inverse_metric);
+      leapfrog(U, inverse_metric, eps, 1, point);
+      sum += std::min(1.0, std::exp(h0 - point.potential - kinetic_energy(point.p, inverse_metric)));
+    }
+    return sum / static_cast<double>(qp.rows());
+  };
+  double low = 0.05, high = 1.95;
+  for (int i = 0; i < 40; ++i) {
+    const double middle = 0.5 * (low + high);
+    if (mean_accept(middle) > 0.8)
+      low = middle;
+    else
+      high = middle;
+  }
+  INFO("adapted step " << adapted << ", step with acceptance 0.8 " << low);
+  // Averaging log(step) (not the acceptance) leaves the acceptance a little above the target.
+  CHECK(adapted == Approx(low).epsilon(0.1));
+  CHECK(mean_accept(adapted) == Approx(0.8).epsilon(0.04));
+  CHECK(adapted > 0.05);  // the adaptation moved away from the (too small) initial step
+}
+
+TEST_CASE("warm-up schedule: initial buffer, doubling metric windows, terminal buffer", "[hmc]") {
+  // Stan's layout for 1000 iterations: buffer 75, windows 25, 50, 100, 200 and the last one
+  // stretched to the terminal buffer of 50.
+  const WarmupSchedule schedule(1000);
+  std::vector<long> ends;
+  for (long i = 0; i < 1000; ++i) {
+    CHECK(schedule.collecting(i) == (i >= 75 && i < 950));
+    if (schedule.window_end(i)) ends.push_back(i + 1);
+  }
+  CHECK(ends == std::vector<long>{100, 150, 250, 450, 950});
+  const WarmupSchedule short_schedule(100);  // buffer 7, windows of at least 5, terminal 5
+  ends.clear();
+  for (long i = 0; i < 100; ++i)
+    if (short_schedule.window_end(i)) ends.push_back(i + 1);
+  CHECK(ends == std::vector<long>{12, 22, 42, 95});
+  CHECK_FALSE(short_schedule.collecting(6));
+  CHECK(short_schedule.collecting(7));
+  CHECK(short_schedule.collecting(94));
+  CHECK_FALSE(short_schedule.collecting(95));
+}
+
+TEST_CASE("variance window regularizes the sample variance towards 1e-3", "[hmc]") {
+  VarianceWindow window;
+  const std::vector<Eigen::Vector2d> draws = {{1.0, -2.0}, {3.0, 0.5}, {2.5, 1.0}, {-0.5, 4.0}, {1.5, 2.0}};
+  for (int pass = 0; pass < 2; ++pass) {  // the second pass after clear(): nothing remembered
+    for (const auto& d : draws) window.add(d);
+    REQUIRE(window.count() == 5);
+    // sample variances (n - 1 = 4): means 1.5 and 1.1
+    const double var0 = (0.25 + 2.25 + 1.0 + 4.0 + 0.0) / 4.0;
+    const double var1 = (9.61 + 0.36 + 0.01 + 8.41 + 0.81) / 4.0;
+    const Eigen::VectorXd r = window.regularized_variance();
+    CHECK(r[0] == Approx(0.5 * var0 + 1e-3 * 0.5).epsilon(1e-12));
+    CHECK(r[1] == Approx(0.5 * var1 + 1e-3 * 0.5).epsilon(1e-12));
+    window.clear();
+    for (int k = 0; k < 3; ++k) window.add(Eigen::Vector2d(100.0, -100.0));  // a different window in between
+    window.clear();
+  }
 }

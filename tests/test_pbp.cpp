@@ -367,3 +367,51 @@ TEST_CASE("batched rectifier moments equal the scalar ones", "[pbp]") {
     CHECK(batch.dvariance_dv[i] == Approx(r.dvariance_dv).epsilon(1e-12).margin(1e-300));
   }
 }
+
+TEST_CASE("one ADF update of a two-hidden-layer network follows eqs. (6)-(7) with finite-difference log Z", "[pbp]") {
+  Rng rng(12);
+  const Network old = random_network(3, {4, 3}, rng);
+  Eigen::VectorXd x(3);
+  x << -0.6, 0.9, 0.25;
+  const double y = -0.4;
+  Network net = old;
+  REQUIRE(adf_update(net, x, y) == 0);
+  const double h = 1e-6;
+  for (std::size_t l = 0; l < old.layers.size(); ++l)
+    for (Eigen::Index i = 0; i < old.layers[l].mean.rows(); ++i)
+      for (Eigen::Index j = 0; j < old.layers[l].mean.cols(); ++j) {
+        Network a = old, b = old;
+        a.layers[l].mean(i, j) += h;
+        b.layers[l].mean(i, j) -= h;
+        const double d_mean = (log_z(a, x, y, nullptr) - log_z(b, x, y, nullptr)) / (2 * h);
+        a = old;
+        b = old;
+        a.layers[l].variance(i, j) += h;
+        b.layers[l].variance(i, j) -= h;
+        const double d_variance = (log_z(a, x, y, nullptr) - log_z(b, x, y, nullptr)) / (2 * h);
+        const double m = old.layers[l].mean(i, j), v = old.layers[l].variance(i, j);
+        INFO("layer " << l << " weight " << i << "," << j);
+        // every derivative is taken at the old network, also for the layers below the ones updated first
+        CHECK(net.layers[l].mean(i, j) - m == Approx(v * d_mean).epsilon(1e-5).margin(1e-10));
+        CHECK(v - net.layers[l].variance(i, j) ==
+              Approx(v * v * (d_mean * d_mean - 2.0 * d_variance)).epsilon(1e-5).margin(1e-10));
+      }
+}
+
+TEST_CASE("PBP predictive: network output moments plus the expected noise variance", "[pbp]") {
+  Rng rng(13);
+  Network net = random_network(2, {5, 3}, rng);
+  net.noise_shape = 4.0;
+  net.noise_rate = 1.5;
+  const pbp::Model model(net, FitReport{});
+  Eigen::MatrixXd X(3, 2);
+  X << 0.1, -0.3, 1.2, 0.8, -2.0, 0.5;
+  const auto predictive = model.predict(X);
+  REQUIRE(predictive->size() == 3);
+  for (Eigen::Index i = 0; i < 3; ++i) {
+    const OutputMoments out = forward(net, X.row(i).transpose());
+    // E[1/gamma] = rate / (shape - 1) for gamma ~ Gamma(shape, rate)
+    CHECK(predictive->mean(i) == Approx(out.mean).epsilon(1e-14));
+    CHECK(predictive->variance(i) == Approx(out.variance + 1.5 / 3.0).epsilon(1e-14));
+  }
+}

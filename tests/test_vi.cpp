@@ -312,3 +312,48 @@ TEST_CASE("VI without hidden layers: Monte Carlo data term and gradients match t
     CHECK(std::abs(m.mean[6] - d_log_noise) <= 4.0 * std::sqrt(m.variance[6] / draws));
   }
 }
+
+TEST_CASE("VI predictives from output draws: moment-matched Gaussian and mixture", "[vi]") {
+  Rng rng(31);
+  const vi::Posterior q = random_posterior(rng);  // 2 inputs, 4 hidden units
+  Eigen::MatrixXd X(2, 2);
+  X << 0.3, -1.2, 1.5, 0.4;
+  const double noise = 0.3;
+  const std::uint64_t seed = 77;
+  const int samples = 7;
+  // The draws predict takes: from Rng(seed), every weight of draw s in layer order, row-major.
+  Eigen::MatrixXd draws(2, samples);
+  Rng stream(seed);
+  std::vector<RowMatrix> w(q.mean.size());
+  ReluCache cache;
+  for (int s = 0; s < samples; ++s) {
+    for (std::size_t l = 0; l < q.mean.size(); ++l) {
+      w[l].resize(q.mean[l].rows(), q.mean[l].cols());
+      for (Eigen::Index k = 0; k < w[l].size(); ++k)
+        w[l].data()[k] = q.mean[l].data()[k] + std::exp(q.rho[l].data()[k]) * standard_normal(stream);
+    }
+    for (Eigen::Index i = 0; i < 2; ++i) draws(i, s) = relu_forward(w, X.row(i).transpose(), cache);
+  }
+  vi::Options options;
+  options.predictive_samples = samples;
+  const auto gaussian = vi::Model(q, options, seed, FitReport{}).predict(X);
+  options.predictive = "mixture";
+  const auto mixture = vi::Model(q, options, seed, FitReport{}).predict(X);
+  for (Eigen::Index i = 0; i < 2; ++i) {
+    const double mean = draws.row(i).mean();
+    const double variance = (draws.row(i).array() - mean).square().sum() / samples;  // population
+    INFO("point " << i);
+    REQUIRE(variance > 0.01);  // the draws differ, so the variance's divisor matters
+    CHECK(gaussian->mean(i) == Approx(mean).epsilon(1e-12));
+    CHECK(gaussian->variance(i) == Approx(variance + noise).epsilon(1e-12));
+    // the equal-weight mixture has the same first two moments (law of total variance)
+    CHECK(mixture->mean(i) == Approx(mean).epsilon(1e-12));
+    CHECK(mixture->variance(i) == Approx(variance + noise).epsilon(1e-12));
+    for (const double y : {-1.0, 0.2, 2.5}) {
+      double sum = 0.0;
+      for (int s = 0; s < samples; ++s)
+        sum += std::exp(-0.5 * std::pow(y - draws(i, s), 2) / noise) / std::sqrt(2.0 * M_PI * noise);
+      CHECK(mixture->log_density(i, y) == Approx(std::log(sum / samples)).epsilon(1e-12));
+    }
+  }
+}

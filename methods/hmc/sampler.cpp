@@ -29,6 +29,7 @@ TransitionInfo hmc_transition(const Potential& potential, const Eigen::VectorXd&
                               double step, int steps, double jitter, PhasePoint& current, Rng& rng) {
   TransitionInfo info;
   PhasePoint proposal = current;
+  proposal.p.resize(current.q.size());  // fresh momenta: the caller's p need not be sized
   for (Eigen::Index i = 0; i < proposal.p.size(); ++i)
     proposal.p[i] = standard_normal(rng) / std::sqrt(inverse_metric[i]);
   const double h0 = current.potential + kinetic_energy(proposal.p, inverse_metric);
