@@ -77,7 +77,7 @@ struct Options {
     v("hyperparameters", hyperparameters,
       "integrated: HMC on the weights with all precisions integrated out, their conditionals drawn "
       "after each trajectory; gibbs: HMC given the precisions alternating with their Gibbs draws "
-      "(Neal), which mixes slowly");
+      "(Neal). Which mixes better depends on the problem (see results/README.md)");
     v("chains", chains, "independent chains from dispersed starts");
     v("warmup", warmup, "warm-up iterations per chain (discarded; step size and metric adapted)");
     v("samples", samples, "iterations after warm-up, over all chains");
