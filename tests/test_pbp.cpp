@@ -5,6 +5,7 @@
 #include <boost/math/quadrature/exp_sinh.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <utility>
 
 #include "datasets/src/load.hpp"
 #include "datasets/src/normalize.hpp"
@@ -41,6 +42,20 @@ Network random_network(Eigen::Index inputs, std::vector<int> hidden, Rng& rng) {
   net.noise_shape = 7.5;
   net.noise_rate = 2.0;
   return net;
+}
+
+// Central differences of log Z with respect to weight (i, j) of layer l: (d/d mean, d/d variance).
+std::pair<double, double> log_z_differences(const Network& net, std::size_t l, Eigen::Index i, Eigen::Index j,
+                                            const Eigen::VectorXd& x, double y, double h = 1e-6) {
+  Network a = net, b = net;
+  a.layers[l].mean(i, j) += h;
+  b.layers[l].mean(i, j) -= h;
+  const double d_mean = (log_z(a, x, y, nullptr) - log_z(b, x, y, nullptr)) / (2 * h);
+  a = net;
+  b = net;
+  a.layers[l].variance(i, j) += h;
+  b.layers[l].variance(i, j) -= h;
+  return {d_mean, (log_z(a, x, y, nullptr) - log_z(b, x, y, nullptr)) / (2 * h)};
 }
 
 }  // namespace
@@ -106,16 +121,7 @@ TEST_CASE("log Z gradients match finite differences for 1-3 hidden layers", "[pb
     for (std::size_t l = 0; l < net.layers.size(); ++l)
       for (Eigen::Index i = 0; i < net.layers[l].mean.rows(); ++i)
         for (Eigen::Index j = 0; j < net.layers[l].mean.cols(); ++j) {
-          Network a = net, b = net;
-          const double h = 1e-6;
-          a.layers[l].mean(i, j) += h;
-          b.layers[l].mean(i, j) -= h;
-          const double fd_mean = (log_z(a, x, y, nullptr) - log_z(b, x, y, nullptr)) / (2 * h);
-          a = net;
-          b = net;
-          a.layers[l].variance(i, j) += h;
-          b.layers[l].variance(i, j) -= h;
-          const double fd_variance = (log_z(a, x, y, nullptr) - log_z(b, x, y, nullptr)) / (2 * h);
+          const auto [fd_mean, fd_variance] = log_z_differences(net, l, i, j, x, y);
           INFO(hidden.size() << " hidden layers, layer " << l << " weight " << i << "," << j);
           CHECK(g.d_mean[l](i, j) == Approx(fd_mean).epsilon(1e-5).margin(1e-9));
           CHECK(g.d_variance[l](i, j) == Approx(fd_variance).epsilon(1e-5).margin(1e-9));
@@ -376,19 +382,10 @@ TEST_CASE("one ADF update of a two-hidden-layer network follows eqs. (6)-(7) wit
   const double y = -0.4;
   Network net = old;
   REQUIRE(adf_update(net, x, y) == 0);
-  const double h = 1e-6;
   for (std::size_t l = 0; l < old.layers.size(); ++l)
     for (Eigen::Index i = 0; i < old.layers[l].mean.rows(); ++i)
       for (Eigen::Index j = 0; j < old.layers[l].mean.cols(); ++j) {
-        Network a = old, b = old;
-        a.layers[l].mean(i, j) += h;
-        b.layers[l].mean(i, j) -= h;
-        const double d_mean = (log_z(a, x, y, nullptr) - log_z(b, x, y, nullptr)) / (2 * h);
-        a = old;
-        b = old;
-        a.layers[l].variance(i, j) += h;
-        b.layers[l].variance(i, j) -= h;
-        const double d_variance = (log_z(a, x, y, nullptr) - log_z(b, x, y, nullptr)) / (2 * h);
+        const auto [d_mean, d_variance] = log_z_differences(old, l, i, j, x, y);
         const double m = old.layers[l].mean(i, j), v = old.layers[l].variance(i, j);
         INFO("layer " << l << " weight " << i << "," << j);
         // every derivative is taken at the old network, also for the layers below the ones updated first
