@@ -1,4 +1,3 @@
-#include <filesystem>
 #include <iostream>
 
 #include "common.hpp"
@@ -26,12 +25,7 @@ int cmd_merge(const std::vector<std::string>& args) {
     return 0;
   if (results.empty()) throw po::error("missing --results OUT");
   if (inputs.empty()) throw po::error("missing input results directories");
-  for (const auto& in : inputs) {  // every input is checked before OUT is created
-    if (!std::filesystem::exists(std::filesystem::path(in) / "bnnbench.sqlite"))
-      throw std::invalid_argument("no results store in " + in + " (expected " +
-                                  (std::filesystem::path(in) / "bnnbench.sqlite").string() + ")");
-    exp::ResultsStore(in, exp::ResultsStore::Access::existing).check_integrity();
-  }
+  for (const auto& in : inputs) exp::ResultsStore::prepare_merge_input(in);  // before OUT is created
   exp::ResultsStore store(results);
   for (const auto& in : inputs) {
     const long copied = store.merge_from(in, !without_points);

@@ -107,12 +107,12 @@ int cmd_report(const std::vector<std::string>& args) {
     text = observations_csv(spec, registry, common.resolved_data_dir());
   } else {
     exp::ResultsStore store(results, exp::ResultsStore::Access::read_only);
-    if (store.jobs(spec.name, false).empty())
-      std::cerr << "note: " << store.path() << " holds no job of " << spec.name << "\n";
-    if (format == "splits") text = exp::render_split_csv(store.jobs(spec.name, false));
+    const std::vector<exp::JobRecord> jobs = store.jobs(spec.name, false);
+    if (jobs.empty()) std::cerr << "note: " << store.path() << " holds no job of " << spec.name << "\n";
+    if (format == "splits") text = exp::render_split_csv(jobs);
     else if (format == "grid") {
       // Only the grids of the jobs the table would show (the spec's current configuration).
-      const std::set<exp::JobKey> current = exp::selected_job_keys(spec, registry, store.jobs(spec.name, false));
+      const std::set<exp::JobKey> current = exp::selected_job_keys(spec, registry, jobs);
       auto grids = store.grids(spec.name);
       std::erase_if(grids, [&](const auto& g) { return !current.count(g.first); });
       text = exp::render_grid_csv(grids);

@@ -444,15 +444,18 @@ std::vector<RunRecord> ResultsStore::runs(const std::string& experiment) {
   return out;
 }
 
+void ResultsStore::prepare_merge_input(const std::string& results_dir) {
+  const std::string path = (fs::path(results_dir) / "bnnbench.sqlite").string();
+  if (!fs::exists(path))  // a wrong argument, not a failure of the store
+    throw std::invalid_argument("no results store in " + results_dir + " (expected " + path + ")");
+  // A store written by an older version may lack newer tables: opening it adds them.
+  ResultsStore(results_dir, Access::existing).check_integrity();
+}
+
 long ResultsStore::merge_from(const std::string& other_results_dir, bool with_points) {
   const std::string other = (fs::path(other_results_dir) / "bnnbench.sqlite").string();
-  if (!fs::exists(other)) throw std::runtime_error("no results store in " + other_results_dir);
+  prepare_merge_input(other_results_dir);
   if (fs::equivalent(other, path_)) throw std::runtime_error("cannot merge a store into itself: " + other);
-  // A store written by an older version may lack newer tables: opening it adds them.
-  {
-    ResultsStore upgrade(other_results_dir, Access::existing);
-    upgrade.check_integrity();
-  }
   std::lock_guard lock(mutex_);
   {
     Statement attach(db_, "ATTACH DATABASE ?1 AS other", path_);

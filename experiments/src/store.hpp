@@ -105,6 +105,9 @@ class ResultsStore {
   std::vector<RunRecord> runs(const std::string& experiment);
   // Throws naming the store when SQLite's quick_check finds damage.
   void check_integrity();
+  // What merge_from requires of an input store (present, upgraded to the current schema,
+  // undamaged), for a caller to check every input before creating its output.
+  static void prepare_merge_input(const std::string& results_dir);
   // Copies every job and run of another store into this one; finished jobs here are kept,
   // failed ones are replaced by finished ones from `other`. Returns jobs copied. Without
   // points, the per-test-point predictions and grids stay behind: a small store that still

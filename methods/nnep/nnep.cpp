@@ -191,7 +191,10 @@ SweepResult likelihood_sweep(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
 Model::Model(Posterior posterior, FitReport report) : posterior_(std::move(posterior)), report_(std::move(report)) {}
 
 void Model::latent_moments(const Eigen::MatrixXd& X, Eigen::VectorXd& mean, Eigen::VectorXd& variance) const {
-  const auto& p = posterior_;
+  nnep::latent_moments(posterior_, X, mean, variance);
+}
+
+void latent_moments(const Posterior& p, const Eigen::MatrixXd& X, Eigen::VectorXd& mean, Eigen::VectorXd& variance) {
   const int K = static_cast<int>(p.input_mean.size());
   const Eigen::Index n = X.rows(), d = X.cols() + 1;
   if (d != p.input_mean.front().size())
@@ -422,7 +425,7 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
   // diverged (with the noise fixed, check_breakdown cannot see it in the noise).
   if (report.status != FitStatus::numerical_error) {
     Eigen::VectorXd mean, variance;
-    Model(posterior, FitReport{}).latent_moments(train.X, mean, variance);
+    latent_moments(posterior, train.X, mean, variance);
     const double target_sd = std::sqrt((y.array() - y.mean()).square().mean());
     const double training_rmse = std::sqrt((mean - y).squaredNorm() / static_cast<double>(n));
     if (!(training_rmse <= 10.0 * target_sd)) {

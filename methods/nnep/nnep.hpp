@@ -150,6 +150,10 @@ class Model final : public bnn::Model {
   FitReport report_;
 };
 
+// Mean and variance of the latent f(x) under a posterior (Appendix H, eq. (46) under q).
+void latent_moments(const Posterior& posterior, const Eigen::MatrixXd& X, Eigen::VectorXd& mean,
+                    Eigen::VectorXd& variance);
+
 // Hidden units whose output weight v_k is above zero at the 95% level (the paper's reading of
 // Figure 4(c)); the others sit at or near the fixed point E(v_k) = 0 of section 2.3.
 int units_with_effect(const Posterior& posterior);
