@@ -7,6 +7,7 @@
 
 #include "common.hpp"
 #include "datasets/src/load.hpp"
+#include "experiments/src/parameter_figures.hpp"
 #include "experiments/src/posterior_figure.hpp"
 #include "experiments/src/runner.hpp"
 #include "experiments/src/spec.hpp"
@@ -50,6 +51,7 @@ int epnn_weights_figure(const CommonOptions& common, const std::string& out_dir,
          << "phi: log prior variances of the scale groups, v: output weights (unit 0 is the output bias).\n"
          << "- Code " << exp::code_version() << ", host " << exp::machine_description() << ", " << exp::utc_now() << ".\n\n"
          << "| case | method | sweeps | status | phi means (per group) |\n|---|---|---|---|---|\n";
+  std::vector<exp::WeightIntervalSet> sets;
   for (const auto& [name, method, options] :
        {std::tuple{std::string("epnn-case1"), std::string("nn-ep-la"), case1},
         std::tuple{std::string("epnn-case2"), std::string("nn-ep-ard"), case2}}) {
@@ -65,10 +67,13 @@ int epnn_weights_figure(const CommonOptions& common, const std::string& out_dir,
     }
     report << "| " << name << " | " << method << " | " << fit_report.iterations << " | " << to_string(fit_report.status)
            << " | " << phis << " |\n";
+    sets.push_back({name, method, rows});
   }
   std::filesystem::create_directories(out_dir);
   write_or_throw(std::filesystem::path(out_dir) / "weights.csv", csv.str());
-  report << "\nFile: weights.csv (case, method, parameter, unit, input, mean, sd, lower95, upper95).\n";
+  write_or_throw(std::filesystem::path(out_dir) / "weights.svg", exp::plot::render_svg(exp::weight_interval_figure(sets)));
+  report << "\nFiles: weights.csv (case, method, parameter, unit, input, mean, sd, lower95, upper95), weights.svg (the "
+            "panels drawn).\n";
   write_or_throw(std::filesystem::path(out_dir) / "report.md", report.str());
   std::cout << report.str();
   return 0;
@@ -94,11 +99,11 @@ int cmd_figure(const std::vector<std::string>& args) {
                            "usage: bnnbench figure bb-figure2 [--out DIR] [--alpha A] [--beta B] [--grid N]\n"
                            "       bnnbench figure epnn-weights [--out DIR] [--seed S]\n\n"
                            "epnn-weights: the EP-NN paper's parameter panels (Figures 2(c,d) and 4): 95% intervals of NN-EP's\n"
-                           "input weights, scales and output weights on the case 1 and case 2 data (weights.csv, report.md).\n\n"
+                           "input weights, scales and output weights on the case 1 and case 2 data (weights.csv, weights.svg, report.md).\n\n"
                            "Barber & Bishop (1998), Figure 2: the posterior of the two-weight network f(x) = v erf(u x/sqrt 2)\n"
                            "on the 6-point bb-toy data, Laplace's Gaussian and the diagonal and full-covariance ensemble\n"
                            "fits at fixed hyperparameters, each with KL(Q||P) by grid integration (verified on a grid\n"
-                           "twice as fine). Writes fits.csv, posterior_grid.csv and report.md."))
+                           "twice as fine). Writes fits.csv, posterior_grid.csv, figure2.svg and report.md."))
     return 0;
   if (figure != "bb-figure2" && figure != "epnn-weights")
     throw std::invalid_argument("unknown figure '" + figure + "'; known figures: bb-figure2, epnn-weights");
@@ -134,6 +139,8 @@ int cmd_figure(const std::vector<std::string>& args) {
     grid << "\n";
   }
   write_or_throw(std::filesystem::path(out_dir) / "posterior_grid.csv", grid.str());
+  write_or_throw(std::filesystem::path(out_dir) / "figure2.svg",
+                 exp::plot::render_svg(exp::posterior_fit_figure(result, paper)));
 
   std::ostringstream report;
   report << "# bb-figure2: Gaussian approximations to a two-weight posterior (Barber & Bishop 1998, Figure 2)\n\n"
@@ -157,7 +164,8 @@ int cmd_figure(const std::vector<std::string>& args) {
            << paper.at(f.method) << " |\n";
   }
   report << "\nobjective: log evidence of the Laplace approximation; lower bound F[Q] for the ensemble fits.\n"
-         << "Files: fits.csv (this table), posterior_grid.csv (log densities on a " << fo.plot_points << "^2 grid).\n";
+         << "Files: fits.csv (this table), posterior_grid.csv (log densities on a " << fo.plot_points
+         << "^2 grid), figure2.svg (contours of the posterior and of each fit).\n";
   write_or_throw(std::filesystem::path(out_dir) / "report.md", report.str());
   std::cout << report.str();
   return 0;

@@ -6,21 +6,25 @@
 
 #include "common.hpp"
 #include "datasets/src/load.hpp"
+#include "experiments/src/grid_figure.hpp"
 #include "experiments/src/selection.hpp"
 #include "experiments/src/verify.hpp"
 #include "shared.hpp"
 
 namespace bnn::cli {
 namespace {
-// The points of every data set of the spec (original units), for plotting beside the grid.
-std::string observations_csv(const exp::ExperimentSpec& spec, const data::DatasetRegistry& registry,
-                             const std::string& data_dir) {
+// Every data set of the spec (original units), to plot beside the grid.
+std::vector<data::Dataset> spec_datasets(const exp::ExperimentSpec& spec, const data::DatasetRegistry& registry,
+                                         const std::string& data_dir) {
   std::vector<data::Dataset> sets;
+  for (const auto& d : spec.datasets) sets.push_back(data::load_dataset(registry.find(d.name), data_dir));
+  return sets;
+}
+
+// The points of every data set of the spec (original units), for plotting beside the grid.
+std::string observations_csv(const std::vector<data::Dataset>& sets) {
   Eigen::Index inputs = 0;
-  for (const auto& d : spec.datasets) {
-    sets.push_back(data::load_dataset(registry.find(d.name), data_dir));
-    inputs = std::max(inputs, sets.back().X.cols());
-  }
+  for (const auto& data : sets) inputs = std::max(inputs, data.X.cols());
   std::ostringstream out;
   out.precision(10);
   out << "dataset,row";
@@ -80,7 +84,8 @@ int cmd_report(const std::vector<std::string>& args) {
       ("results", po::value(&results), "results directory (default: results/EXPERIMENT)")
       ("format", po::value(&format),
        "md (Markdown), csv (tidy: one row per data set x method x metric), latex (booktabs), splits (every "
-       "job's per-split metrics), grid (figure predictions on the spec's grid), observations (the data sets' points)")
+       "job's per-split metrics), grid (figure predictions on the spec's grid), observations (the data sets' points), "
+       "svg (the figure of a grid experiment drawn from the grid and the data)")
       ("output,o", po::value(&output), "write to this file instead of standard output")
       ("set", po::value(&settings)->composing(), "the --set overrides the run used (to select its results)")
       ("compare", po::value(&compare),
@@ -89,13 +94,13 @@ int cmd_report(const std::vector<std::string>& args) {
       ("tolerance", po::value(&tolerance),
        "with --compare: largest relative difference accepted (default 0: the same 10 significant digits)");
   if (common.parse_or_help(args, options, "experiment",
-                           "usage: bnnbench report EXPERIMENT [--results DIR] [--format md|csv|latex] [-o FILE]\n\n"
+                           "usage: bnnbench report EXPERIMENT [--results DIR] [--format md|csv|latex|splits|grid|observations|svg] [-o FILE]\n\n"
                            "Aggregates finished jobs over splits in the paper's layout, with the paper's numbers\n"
                            "beside ours; '*' marks a difference of more than two combined standard errors beyond the\n"
                            "rounding of the paper's printed value."))
     return 0;
   if (experiment.empty()) throw po::error("missing EXPERIMENT");
-  check_format(format);
+  check_format(format, {"md", "csv", "latex", "splits", "grid", "observations", "svg"});
   if (!(tolerance >= 0.0))
     throw std::invalid_argument("--tolerance is " + std::to_string(tolerance) + ", but must be >= 0");
   const exp::ExperimentSpec spec = load_spec(experiment, settings);
@@ -104,18 +109,23 @@ int cmd_report(const std::vector<std::string>& args) {
   if (!compare.empty()) return compare_with_published(spec, registry, results, compare, tolerance);
   std::string text;
   if (format == "observations") {
-    text = observations_csv(spec, registry, common.resolved_data_dir());
+    text = observations_csv(spec_datasets(spec, registry, common.resolved_data_dir()));
   } else {
     exp::ResultsStore store(results, exp::ResultsStore::Access::read_only);
     const std::vector<exp::JobRecord> jobs = store.jobs(spec.name, false);
     if (jobs.empty()) std::cerr << "note: " << store.path() << " holds no job of " << spec.name << "\n";
     if (format == "splits") text = exp::render_split_csv(jobs);
-    else if (format == "grid") {
+    else if (format == "grid" || format == "svg") {
+      if (format == "svg" && !spec.grid)
+        throw std::invalid_argument("--format svg: experiment " + spec.name +
+                                    " has no [grid]; svg draws the figure of a grid experiment");
       // Only the grids of the jobs the table would show (the spec's current configuration).
       const std::set<exp::JobKey> current = exp::selected_job_keys(spec, registry, jobs);
       auto grids = store.grids(spec.name);
       std::erase_if(grids, [&](const auto& g) { return !current.count(g.first); });
-      text = exp::render_grid_csv(grids);
+      text = format == "grid" ? exp::render_grid_csv(grids)
+                              : exp::plot::render_svg(exp::grid_figure(
+                                    spec, grids, spec_datasets(spec, registry, common.resolved_data_dir())));
     }
     else text = render(exp::build_report(spec, registry, store, exp::load_reference(spec, registry)), format);
   }

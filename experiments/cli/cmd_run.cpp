@@ -51,7 +51,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
       ("threads", po::value(&threads), "jobs run in parallel (default: all cores); a lone job gets them all")
       ("results", po::value(&results), "results directory (default: results/EXPERIMENT)")
       ("shard", po::value(&shard), "run share K of N of the jobs, e.g. 2/8 (combine with `bnnbench merge`)")
-      ("format", po::value(&format), "format of the report printed at the end: md, csv or latex")
+      ("format", po::value(&format), "format of the report printed at the end: md, csv, latex or splits")
       ("no-report", po::bool_switch(&no_report), "do not print the report at the end")
       ("quiet,q", po::bool_switch(&quiet), "no progress output")
       ("dry-run,n", po::bool_switch(&dry_run),
@@ -63,7 +63,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
     return 0;
   if (experiment.empty()) throw po::error("missing EXPERIMENT");
   check_threads(threads);
-  check_format(format);
+  check_format(format, {"md", "csv", "latex", "splits"});
   exp::RunOptions run;
   run.threads = threads;
   const auto slash = shard.find('/');

@@ -1,5 +1,6 @@
 #include "shared.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <filesystem>
@@ -29,10 +30,12 @@ std::string default_results_dir(const std::string& experiment) {
   return (std::filesystem::path("results") / experiment).string();
 }
 
-void check_format(const std::string& format) {
-  if (format != "md" && format != "csv" && format != "latex" && format != "splits" && format != "grid" &&
-      format != "observations")
-    throw std::invalid_argument("--format '" + format + "' must be md, csv, latex, splits, grid or observations");
+void check_format(const std::string& format, const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), format) != allowed.end()) return;
+  std::string list;
+  for (std::size_t i = 0; i < allowed.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
+  throw std::invalid_argument("--format '" + format + "' must be " + list);
 }
 
 std::string render(const exp::ReportData& report, const std::string& format) {

@@ -15,7 +15,8 @@ namespace bnn::cli {
 // Loads a spec by name or path and applies --set overrides.
 exp::ExperimentSpec load_spec(const std::string& name_or_path, const std::vector<std::string>& settings);
 std::string default_results_dir(const std::string& experiment);
-void check_format(const std::string& format);  // md, csv or latex
+// Throws std::invalid_argument naming the allowed formats.
+void check_format(const std::string& format, const std::vector<std::string>& allowed);
 std::string render(const exp::ReportData& report, const std::string& format);
 // --threads must be in 1 .. kMaxThreads (OpenMP cannot start arbitrarily many).
 inline constexpr int kMaxThreads = 1024;

@@ -137,7 +137,9 @@ std::string render_markdown(const ReportData& r) {
   out << provenance(r, "- ");
   for (const auto& n : r.notes) out << "- Note: " << n << "\n";
   for (const auto& w : r.warnings) out << "- Warning: " << w << "\n";
-  if (s.grid) out << "- Figure data (predictions on a grid): `bnnbench report " << s.name << " --format grid`; training points: `--format observations`.\n";
+  if (s.grid)
+    out << "- Figure data (predictions on a grid): `bnnbench report " << s.name
+        << " --format grid`; training points: `--format observations`; the figure drawn: `--format svg`.\n";
   out << "- `*` marks our value where it differs from the paper's by more than two combined standard errors, beyond "
          "the rounding of the paper's printed value (half a unit in its last digit).\n\n";
   if (s.report.layout == "dataset-rows") {
