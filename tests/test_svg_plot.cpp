@@ -11,6 +11,7 @@
 #include <random>
 #include <regex>
 
+#include "experiments/src/comparison_figure.hpp"
 #include "experiments/src/grid_figure.hpp"
 #include "experiments/src/parameter_figures.hpp"
 #include "experiments/src/svg_plot.hpp"
@@ -535,4 +536,55 @@ TEST_CASE("posterior_fit_figure: ellipses at Mahalanobis r, posterior contours o
     }
   }
   CHECK(xml_problem(plot::render_svg(figure)).empty());
+}
+
+TEST_CASE("comparison_figure: ours and the paper's at -+ 2 se, compared metrics only, '*' marks", "[svg]") {
+  ExperimentSpec spec;
+  spec.name = "toy-table";
+  spec.paper = "Nobody (2024)";
+  ReportData r;
+  r.spec = &spec;
+  r.datasets = {DatasetRow{"a"}, DatasetRow{"b"}};
+  r.methods = {"m1", "m2", "m3"};
+  r.metrics = {"rmse", "fit_seconds"};
+  const auto put = [&](const std::string& d, const std::string& m, const std::string& metric, std::optional<Summary> ours,
+                       std::optional<PaperValue> paper, bool differs) {
+    Cell c;
+    c.ours = ours;
+    c.paper = paper;
+    c.differs = differs;
+    r.cells[{d, m, metric}] = c;
+  };
+  const double not_known = std::numeric_limits<double>::quiet_NaN();
+  put("a", "m1", "rmse", Summary{1.0, 0.1}, PaperValue{1.5, 0.05, 0.1}, true);
+  put("a", "m2", "rmse", Summary{2.0, not_known}, std::nullopt, false);  // ours alone, no se: a dot
+  put("a", "m3", "rmse", std::nullopt, std::nullopt, false);              // neither: no category
+  put("b", "m1", "rmse", std::nullopt, PaperValue{3.0, 0.2, 0.1}, false);  // the paper's only: no panel
+  for (const char* d : {"a", "b"})
+    for (const char* m : {"m1", "m2", "m3"}) put(d, m, "fit_seconds", Summary{5.0, 1.0}, PaperValue{9.0, 1.0, 1.0}, true);
+
+  const plot::Figure figure = comparison_figure(r);
+  REQUIRE(figure.panels.size() == 1);  // timings are not compared; b has nothing of ours
+  const plot::Panel& p = figure.panels[0];
+  CHECK(p.title == "a: test RMSE");
+  REQUIRE(p.x_categories.size() == 2);
+  CHECK(p.x_categories[0].second == "m1 *");
+  CHECK(p.x_categories[1].second == "m2");
+  REQUIRE(p.intervals.size() == 2);
+  const plot::Intervals& paper = p.intervals[0];
+  const plot::Intervals& ours = p.intervals[1];
+  REQUIRE(ours.x.size() == 2);
+  REQUIRE(paper.x.size() == 1);
+  CHECK(ours.lower[0] == Approx(0.8));
+  CHECK(ours.upper[0] == Approx(1.2));
+  CHECK(ours.lower[1] == ours.upper[1]);  // no standard error: a point
+  CHECK(paper.lower[0] == Approx(1.4));
+  CHECK(paper.upper[0] == Approx(1.6));
+  CHECK(ours.x[0] < p.x_categories[0].first);  // ours left of the method's position, the paper's right
+  CHECK(paper.x[0] > p.x_categories[0].first);
+  CHECK(xml_problem(plot::render_svg(figure)).empty());
+
+  r.cells.erase({"a", "m1", "rmse"});
+  r.cells.erase({"a", "m2", "rmse"});
+  CHECK_THROWS_AS(comparison_figure(r), std::invalid_argument);
 }

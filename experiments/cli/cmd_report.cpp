@@ -6,6 +6,7 @@
 
 #include "common.hpp"
 #include "datasets/src/load.hpp"
+#include "experiments/src/comparison_figure.hpp"
 #include "experiments/src/grid_figure.hpp"
 #include "experiments/src/selection.hpp"
 #include "experiments/src/verify.hpp"
@@ -85,7 +86,8 @@ int cmd_report(const std::vector<std::string>& args) {
       ("format", po::value(&format),
        "md (Markdown), csv (tidy: one row per data set x method x metric), latex (booktabs), splits (every "
        "job's per-split metrics), grid (figure predictions on the spec's grid), observations (the data sets' points), "
-       "svg (the figure of a grid experiment drawn from the grid and the data)")
+       "svg (a figure: a grid experiment's predictions and data, or a table experiment's values beside the "
+       "paper's with two standard errors)")
       ("output,o", po::value(&output), "write to this file instead of standard output")
       ("set", po::value(&settings)->composing(), "the --set overrides the run used (to select its results)")
       ("compare", po::value(&compare),
@@ -115,10 +117,10 @@ int cmd_report(const std::vector<std::string>& args) {
     const std::vector<exp::JobRecord> jobs = store.jobs(spec.name, false);
     if (jobs.empty()) std::cerr << "note: " << store.path() << " holds no job of " << spec.name << "\n";
     if (format == "splits") text = exp::render_split_csv(jobs);
+    else if (format == "svg" && !spec.grid)
+      text = exp::plot::render_svg(exp::comparison_figure(
+          exp::build_report(spec, registry, store, exp::load_reference(spec, registry))));
     else if (format == "grid" || format == "svg") {
-      if (format == "svg" && !spec.grid)
-        throw std::invalid_argument("--format svg: experiment " + spec.name +
-                                    " has no [grid]; svg draws the figure of a grid experiment");
       // Only the grids of the jobs the table would show (the spec's current configuration).
       const std::set<exp::JobKey> current = exp::selected_job_keys(spec, registry, jobs);
       auto grids = store.grids(spec.name);

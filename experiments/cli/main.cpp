@@ -20,14 +20,15 @@ usage: bnnbench COMMAND [options]
 
 commands:
   run EXPERIMENT         run an experiment (a paper table or figure) and print its report
-  report EXPERIMENT      print the report of finished jobs (md, csv or latex)
+  report EXPERIMENT      print the report of finished jobs (md, csv, latex; a figure experiment's grid or svg)
   datasets list          list the registry's data sets and whether they are present and verified
   datasets fetch [NAME...]  download data sets (or copy them from a mirror with --from)
   list experiments|methods|datasets   what is available
   fit METHOD --train FILE --test FILE   one-off run of a method on your own files
   merge --results OUT IN...             combine results stores (e.g. from --shard runs)
   verify EXPERIMENT      rerun a store's finished jobs and check that every number comes out the same
-  figure bb-figure2      posterior and Gaussian fits of a two-weight network, with KL(Q||P)
+  figure bb-figure2      posterior and Gaussian fits of a two-weight network, with KL(Q||P) (CSV, SVG)
+  figure epnn-weights    95% intervals of NN-EP's weights and scales on the case 1 and 2 data (CSV, SVG)
   version                print the code version
 
 Every command takes --help, --data-dir DIR and --registry FILE.
@@ -35,7 +36,8 @@ Examples:
   bnnbench run quickstart
   bnnbench datasets fetch --from ../shared/datasets
   bnnbench run pbp-table1 --methods linear --threads 2
-  bnnbench report pbp-table1 --format latex)";
+  bnnbench report pbp-table1 --format latex
+  bnnbench report pbp-toy --format svg -o toy.svg)";
 
 }  // namespace
 

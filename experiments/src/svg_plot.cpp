@@ -255,9 +255,14 @@ void draw_panel(std::ostream& out, const Panel& p, const Frame& f, int index) {
           << tick_label(t, x_step) << "</text>\n";
     }
   } else {
-    for (const auto& [position, label] : p.x_categories)
-      out << "<text x=\"" << num(f.px(position)) << "\" y=\"" << num(bottom + 13) << "\" text-anchor=\"middle\">"
-          << escape(label) << "</text>\n";
+    for (const auto& [position, label] : p.x_categories) {
+      if (p.slanted_categories)
+        out << "<text transform=\"translate(" << num(f.px(position) + 3) << "," << num(bottom + 9)
+            << ") rotate(-35)\" text-anchor=\"end\">" << escape(label) << "</text>\n";
+      else
+        out << "<text x=\"" << num(f.px(position)) << "\" y=\"" << num(bottom + 13) << "\" text-anchor=\"middle\">"
+            << escape(label) << "</text>\n";
+    }
   }
   for (double t : y_ticks) {
     if (t < f.yr.lo || t > f.yr.hi) continue;
@@ -266,8 +271,8 @@ void draw_panel(std::ostream& out, const Panel& p, const Frame& f, int index) {
     out << "<text x=\"" << num(f.left - 4) << "\" y=\"" << num(f.py(t) + 3.5) << "\" text-anchor=\"end\">"
         << tick_label(t, y_step) << "</text>\n";
   }
-  out << "<text x=\"" << num(f.left + f.width / 2) << "\" y=\"" << num(bottom + 29) << "\" text-anchor=\"middle\">"
-      << escape(p.x_label) << "</text>\n";
+  out << "<text x=\"" << num(f.left + f.width / 2) << "\" y=\"" << num(bottom + (p.slanted_categories ? 66 : 29))
+      << "\" text-anchor=\"middle\">" << escape(p.x_label) << "</text>\n";
   out << "<text transform=\"translate(" << num(f.left - 40) << "," << num(f.top + f.height / 2)
       << ") rotate(-90)\" text-anchor=\"middle\">" << escape(p.y_label) << "</text>\n";
 
@@ -420,8 +425,9 @@ std::string render_svg(const Figure& figure) {
     const Panel& p = figure.panels[i];
     const double x0 = 10.0 + static_cast<double>(i % static_cast<std::size_t>(columns)) * figure.panel_width;
     const double y0 = top + static_cast<double>(i / static_cast<std::size_t>(columns)) * figure.panel_height;
-    Frame f{x0 + 58.0, y0 + 22.0, figure.panel_width - 72.0, figure.panel_height - 62.0, usable(panel_x_range(p)),
-            usable(panel_y_range(p))};
+    const double label_room = p.slanted_categories ? 37.0 : 0.0;
+    Frame f{x0 + 58.0, y0 + 22.0, figure.panel_width - 72.0, figure.panel_height - 62.0 - label_room,
+            usable(panel_x_range(p)), usable(panel_y_range(p))};
     draw_panel(body, p, f, static_cast<int>(i));
   }
   const double height = top + rows * figure.panel_height + 4.0;

@@ -64,6 +64,7 @@ struct Panel {
   std::string title, x_label, y_label;
   std::optional<Range> x_range, y_range;  // default: the data's
   std::vector<std::pair<double, std::string>> x_categories;  // tick labels at positions instead of numbers
+  bool slanted_categories = false;  // the category labels at an angle, for long ones (the plot is shorter)
   std::vector<Cells> cells;
   std::vector<Band> bands;
   std::vector<Contour> contours;

@@ -131,7 +131,6 @@ expect_error 2 '--predictions store/bnnbench.sqlite is a results store' fit --tr
 cmp -s before.sqlite store/bnnbench.sqlite || fail "the store changed"
 "$BNNBENCH" report quickstart --results store >/dev/null
 cmp -s before.sqlite store/bnnbench.sqlite || fail "report changed the store"
-expect_error 2 '--format svg: experiment quickstart has no \[grid\]' "$BNNBENCH" report quickstart --results store --format svg
 expect_error 2 "--format 'grid' must be md, csv, latex or splits" "$BNNBENCH" run quickstart --results store --format grid
 expect_error 2 "--format 'png' must be md, csv, latex, splits, grid, observations or svg" "$BNNBENCH" report quickstart --results store --format png
 [ ! -e store/bnnbench.sqlite-wal ] || fail "report left a -wal file"

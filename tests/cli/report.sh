@@ -14,6 +14,14 @@ grep -qE '^boston,linear,rmse,[0-9.]+,[0-9.]+,20,,$' <<<"$csv" || fail "csv line
 tex=$("$BNNBENCH" report pbp-table1 --results "$work/r" --format latex)
 grep -q '\\toprule' <<<"$tex" || fail "latex has no booktabs rules"
 "$BNNBENCH" report pbp-table1 --results "$work/r" -o "$work/out.md" && grep -q 'pbp (paper)' "$work/out.md" || fail "report -o"
+# A table experiment as a figure: per data set and compared metric (not the timings) a panel
+# with ours beside the paper's; here boston and yacht x RMSE and log-likelihood.
+"$BNNBENCH" report pbp-table1 --results "$work/r" --format svg -o "$work/table.svg" || fail "report --format svg (table)"
+for title in 'boston: test RMSE' 'yacht: test RMSE' 'boston: test log-likelihood' 'yacht: test log-likelihood'; do
+  grep -q ">$title</text>" "$work/table.svg" || fail "table svg has no panel '$title'"
+done
+[ "$(grep -c 'font-weight="bold">[a-z]*: ' "$work/table.svg")" -eq 4 ] || fail "table svg: not 4 panels"
+grep -q '>boston: seconds per split' "$work/table.svg" && fail "table svg draws timings"
 # A figure experiment: predictions on its grid and the training points, as CSV.
 "$BNNBENCH" run epnn-case3 --methods gp,linear -q --no-report --results "$work/fig"
 grid=$("$BNNBENCH" report epnn-case3 --results "$work/fig" --format grid)
