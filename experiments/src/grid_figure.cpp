@@ -178,12 +178,9 @@ void two_input_panels(const ExperimentSpec& spec, const Grids& grids, const std:
       figure.panels.push_back(std::move(panel));
     }
   figure.columns = static_cast<int>(std::max<std::size_t>(1, jobs.size()));
-  figure.panel_width = 300.0;
+  figure.panel_width = 330.0;
   figure.panel_height = 280.0;
-  figure.notes.push_back("colour from dark purple to yellow: predictive mean " + plot::tick_label(mean_scale.lo, 0.01) +
-                         " to " + plot::tick_label(mean_scale.hi, 0.01) + ", predictive sd " +
-                         plot::tick_label(sd_scale.lo, 0.001) + " to " + plot::tick_label(sd_scale.hi, 0.001) +
-                         "; white dots: the data's inputs");
+  figure.notes.push_back("white dots: the training inputs; one colour scale per row, shown beside each panel");
 }
 
 }  // namespace

@@ -347,6 +347,18 @@ void draw_panel(std::ostream& out, const Panel& p, const Frame& f, int index) {
   }
   out << "</g>\n<rect x=\"" << num(f.left) << "\" y=\"" << num(f.top) << "\" width=\"" << num(f.width) << "\" height=\""
       << num(f.height) << "\" fill=\"none\" stroke=\"#333333\"/>\n";
+  if (!p.cells.empty()) {  // the first heat map's colour scale, bottom to top
+    const Range& scale = p.cells.front().scale;
+    const double x = f.left + f.width + 8.0, bands = 24.0, band_height = f.height / bands;
+    for (int k = 0; k < static_cast<int>(bands); ++k)
+      out << "<rect x=\"" << num(x) << "\" y=\"" << num(f.top + f.height - (k + 1) * band_height) << "\" width=\"9\" height=\""
+          << num(band_height + 0.3) << "\" fill=\"" << sequential_colour((k + 0.5) / bands) << "\"/>\n";
+    char text[32];
+    for (const auto& [value, y] : {std::pair{scale.hi, f.top + 8.0}, std::pair{scale.lo, f.top + f.height}}) {
+      std::snprintf(text, sizeof text, "%.3g", value);
+      out << "<text x=\"" << num(x + 11.0) << "\" y=\"" << num(y) << "\">" << text << "</text>\n";
+    }
+  }
 }
 
 // Lines of at most width / char_width characters, broken at spaces (an estimate: SVG text
@@ -416,7 +428,7 @@ std::string render_svg(const Figure& figure) {
     top += 19.0;
   }
   for (const auto& note : figure.notes)
-    for (const auto& line : wrap(note, width - 24.0, 5.6)) {
+    for (const auto& line : wrap(note, width - 24.0, 5.3)) {
       body << "<text x=\"12\" y=\"" << num(top + 11) << "\" fill=\"#444444\">" << escape(line) << "</text>\n";
       top += 14.0;
     }
@@ -426,7 +438,8 @@ std::string render_svg(const Figure& figure) {
     const double x0 = 10.0 + static_cast<double>(i % static_cast<std::size_t>(columns)) * figure.panel_width;
     const double y0 = top + static_cast<double>(i / static_cast<std::size_t>(columns)) * figure.panel_height;
     const double label_room = p.slanted_categories ? 37.0 : 0.0;
-    Frame f{x0 + 58.0, y0 + 22.0, figure.panel_width - 72.0, figure.panel_height - 62.0 - label_room,
+    const double bar_room = p.cells.empty() ? 0.0 : 44.0;  // a colour bar right of a heat map
+    Frame f{x0 + 58.0, y0 + 22.0, figure.panel_width - 72.0 - bar_room, figure.panel_height - 62.0 - label_room,
             usable(panel_x_range(p)), usable(panel_y_range(p))};
     draw_panel(body, p, f, static_cast<int>(i));
   }
