@@ -1060,3 +1060,19 @@ TEST_CASE("target transforms: values, domain errors, names", "[datasets]") {
     CHECK(parse_target_transform(to_string(t)) == t);
   CHECK_THROWS_WITH(parse_target_transform("log"), Catch::Contains("'log' is not one of none, sqrt, log1p"));
 }
+
+TEST_CASE("synthetic_latent: the generators' noise-free functions by name", "[datasets]") {
+  using bnn::data::synthetic_latent;
+  Eigen::VectorXd x(10);
+  for (int j = 0; j < 10; ++j) x[j] = 0.3 * (j + 1) - 1.0;
+  double sum = 0.0;
+  for (int j = 1; j <= 10; ++j) sum += bnn::data::epnn_case2_effect(j, x[j - 1]);
+  CHECK(synthetic_latent("epnn-case2")(x) == Approx(sum));
+  CHECK(synthetic_latent("pbp-cubic")(Eigen::VectorXd::Constant(1, 2.0)) == Approx(8.0));
+  CHECK(synthetic_latent("epnn-case1")(Eigen::Vector2d(1.0, 1.0)) == Approx(1.0));
+  CHECK(synthetic_latent("epnn-case3")(Eigen::VectorXd::Constant(1, -0.1)) ==
+        Approx(bnn::data::epnn_case3_latent(-0.1)));
+  CHECK(synthetic_latent("bb-toy")(Eigen::VectorXd::Constant(1, 1.5)) == Approx(bnn::data::bb_toy_latent(1.5)));
+  CHECK(std::isnan(synthetic_latent("pbp-cubic")(Eigen::Vector2d(1.0, 2.0))));  // a row of the wrong length
+  CHECK_FALSE(synthetic_latent("boston"));
+}

@@ -412,6 +412,42 @@ TEST_CASE("grid_figure: one input, one at a time, two-input heat maps, errors", 
     CHECK(xml_problem(plot::render_svg(figure)).empty());
   }
 
+  SECTION("the true function of a synthetic data set: a dashed line, or a heat map beside the means") {
+    const data::LatentFunction cube = [](const Eigen::Ref<const Eigen::VectorXd>& x) {
+      return x.size() == 1 ? x[0] * x[0] * x[0] : std::numeric_limits<double>::quiet_NaN();
+    };
+    ExperimentSpec spec = grid_spec(GridSpec::Mode::product);
+    GridPoints points;
+    points.X = Eigen::VectorXd::LinSpaced(5, -1.0, 1.0);
+    const auto a = predictions(points, [](const Eigen::VectorXd& x) { return x[0]; }, var);
+    const auto with_truth = grid_figure(spec, {{key("A", 0), a}}, {}, {{"toy", cube}});
+    REQUIRE(with_truth.panels[0].lines.size() == 2);
+    const plot::Line& truth = with_truth.panels[0].lines[1];
+    CHECK(truth.dashed);
+    CHECK(truth.y == std::vector<double>{-1.0, -0.125, 0.0, 0.125, 1.0});
+    CHECK(with_truth.legend.back().label == "true function");
+    // Another data set's function, or one that does not fit the grid's inputs, draws nothing.
+    CHECK(grid_figure(spec, {{key("A", 0), a}}, {}, {{"other", cube}}).panels[0].lines.size() == 1);
+    spec.grid->axes = {{0.0, 1.0, 3}, {-1.0, 1.0, 2}};
+    const GridPoints plane = make_grid(*spec.grid, 2);
+    const auto plane_truth = [](const Eigen::Ref<const Eigen::VectorXd>& x) { return x[0] - x[1]; };
+    const auto fa = [](const Eigen::VectorXd& x) { return 10 * x[0] + x[1]; };
+    const auto maps = grid_figure(spec, {{key("A", 0), predictions(plane, fa, var)}}, {}, {{"toy", plane_truth}});
+    REQUIRE(maps.panels.size() == 4);  // A's mean, the truth; A's sd, an empty slot
+    CHECK(maps.columns == 2);
+    CHECK(maps.panels[1].title == "true function");
+    CHECK_FALSE(maps.panels[1].blank);
+    CHECK(maps.panels[3].blank);
+    const auto& c = maps.panels[1].cells[0];
+    for (Eigen::Index i = 0; i < 3; ++i)
+      for (Eigen::Index j = 0; j < 2; ++j)
+        CHECK(c.values(i, j) == Approx(c.x[static_cast<std::size_t>(i)] - c.y[static_cast<std::size_t>(j)]));
+    CHECK(c.scale.lo == maps.panels[0].cells[0].scale.lo);  // on the means' colour scale
+    const std::string svg = plot::render_svg(maps);
+    CHECK(xml_problem(svg).empty());
+    CHECK(count(svg, "<clipPath") == 3);  // the empty slot draws nothing
+  }
+
   SECTION("errors: three-input product grid, no grid in the spec, no grids") {
     const ExperimentSpec spec = grid_spec(GridSpec::Mode::product);
     GridPoints points;

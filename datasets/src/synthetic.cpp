@@ -1,6 +1,7 @@
 #include "synthetic.hpp"
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <stdexcept>
 
@@ -109,6 +110,26 @@ Dataset make_bb_toy(long n, Rng& rng) {
     y[i] = bb_toy_latent(X(i, 0)) + 0.1 * standard_normal(rng);
   }
   return named("bb-toy", X, y);
+}
+
+LatentFunction synthetic_latent(const std::string& generator) {
+  const auto of_inputs = [](Eigen::Index inputs, auto f) -> LatentFunction {
+    return [inputs, f](const Eigen::Ref<const Eigen::VectorXd>& x) {
+      return x.size() == inputs ? f(x) : std::numeric_limits<double>::quiet_NaN();
+    };
+  };
+  using Row = const Eigen::Ref<const Eigen::VectorXd>&;
+  if (generator == "pbp-cubic") return of_inputs(1, [](Row x) { return pbp_cubic_latent(x[0]); });
+  if (generator == "epnn-case1") return of_inputs(2, [](Row x) { return epnn_case1_latent(x[0], x[1]); });
+  if (generator == "epnn-case2")
+    return of_inputs(10, [](Row x) {
+      double f = 0.0;
+      for (int j = 1; j <= 10; ++j) f += epnn_case2_effect(j, x[j - 1]);
+      return f;
+    });
+  if (generator == "epnn-case3") return of_inputs(1, [](Row x) { return epnn_case3_latent(x[0]); });
+  if (generator == "bb-toy") return of_inputs(1, [](Row x) { return bb_toy_latent(x[0]); });
+  return {};
 }
 
 Dataset generate_synthetic(const std::string& name, const SyntheticSpec& spec) {

@@ -2,6 +2,7 @@
 // Seeded generators for the papers' toy problems; built in, no download needed.
 // Where a paper does not print a detail, the choice made here is stated in the registry notes.
 #include <Eigen/Core>
+#include <functional>
 #include <string>
 
 #include "dataset.hpp"
@@ -17,6 +18,11 @@ double epnn_case2_effect(int input, double x);                // additive effect
 double epnn_case3_latent(double x);                           // step at 0
 double bb_toy_latent(double x);                               // -2.5 sigma(-0.13 x)
 double erf_sigmoid(double a);                                 // B&B eq. (2): erf(a / sqrt 2)
+
+// The noise-free latent function of a generator at an input row (NaN for a row of the wrong
+// length); an empty function for an unknown generator.
+using LatentFunction = std::function<double(const Eigen::Ref<const Eigen::VectorXd>& x)>;
+LatentFunction synthetic_latent(const std::string& generator);
 
 Dataset make_pbp_cubic(long n, Rng& rng);   // x ~ U[-4, 4], y = x^3 + N(0, 3^2)
 Dataset make_epnn_case1(long n, Rng& rng);  // three clusters, noise sd 0.1

@@ -6,6 +6,7 @@
 
 #include "common.hpp"
 #include "datasets/src/load.hpp"
+#include "datasets/src/synthetic.hpp"
 #include "experiments/src/comparison_figure.hpp"
 #include "experiments/src/grid_figure.hpp"
 #include "experiments/src/selection.hpp"
@@ -125,9 +126,17 @@ int cmd_report(const std::vector<std::string>& args) {
       const std::set<exp::JobKey> current = exp::selected_job_keys(spec, registry, jobs);
       auto grids = store.grids(spec.name);
       std::erase_if(grids, [&](const auto& g) { return !current.count(g.first); });
-      text = format == "grid" ? exp::render_grid_csv(grids)
-                              : exp::plot::render_svg(exp::grid_figure(
-                                    spec, grids, spec_datasets(spec, registry, common.resolved_data_dir())));
+      if (format == "grid") {
+        text = exp::render_grid_csv(grids);
+      } else {
+        std::map<std::string, data::LatentFunction> truth;  // the synthetic data sets' true functions
+        for (const auto& d : spec.datasets) {
+          const data::DatasetSpec& entry = registry.find(d.name);
+          if (entry.synthetic) truth[entry.name] = data::synthetic_latent(entry.synthetic->generator);
+        }
+        text = exp::plot::render_svg(
+            exp::grid_figure(spec, grids, spec_datasets(spec, registry, common.resolved_data_dir()), truth));
+      }
     }
     else text = render(exp::build_report(spec, registry, store, exp::load_reference(spec, registry)), format);
   }

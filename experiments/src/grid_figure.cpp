@@ -41,6 +41,20 @@ const data::Dataset* find_observations(const std::vector<data::Dataset>& observa
   return nullptr;
 }
 
+using Truth = std::map<std::string, data::LatentFunction>;
+
+// The true function at every grid row, or empty when the data set has none.
+std::vector<double> truth_at(const Truth& truth, const std::string& dataset, const GridPoints& points) {
+  const auto it = truth.find(dataset);
+  if (it == truth.end() || !it->second) return {};
+  std::vector<double> f;
+  for (Eigen::Index r = 0; r < points.X.rows(); ++r) f.push_back(it->second(points.X.row(r).transpose()));
+  if (!std::all_of(f.begin(), f.end(), [](double v) { return std::isfinite(v); })) return {};
+  return f;
+}
+
+const plot::LegendEntry kTruthEntry{"true function", "#000000", plot::LegendEntry::Kind::dashed_line};
+
 std::vector<double> sd_of(const GridPredictions& g) {
   std::vector<double> sd(g.variance.size());
   std::transform(g.variance.begin(), g.variance.end(), sd.begin(), [](double v) { return std::sqrt(v); });
@@ -57,7 +71,8 @@ std::vector<std::string> dataset_order(const Grids& grids) {
 
 // One input: a panel per data set and method, the data in each.
 void one_input_panels(const ExperimentSpec& spec, const Grids& grids, const std::vector<data::Dataset>& observations,
-                      plot::Figure& figure) {
+                      const Truth& truth, plot::Figure& figure) {
+  bool any_truth = false;
   const auto drawn = drawn_jobs(grids);
   const auto methods = method_order(spec, grids);
   const auto datasets = dataset_order(grids);
@@ -74,6 +89,10 @@ void one_input_panels(const ExperimentSpec& spec, const Grids& grids, const std:
       const std::vector<double> x = column(g.points.X, 0);
       panel.bands.push_back({x, g.lower95, g.upper95, plot::palette(m), 0.25});
       panel.lines.push_back({x, g.mean, plot::palette(m), 1.6, false});
+      if (const std::vector<double> f = truth_at(truth, dataset, g.points); !f.empty()) {
+        panel.lines.push_back({x, f, "#000000", 1.2, true});
+        any_truth = true;
+      }
       if (const data::Dataset* data = find_observations(observations, dataset))
         panel.points.push_back({column(data->X, 0), {data->y.data(), data->y.data() + data->y.size()}, "#000000", 2.0});
       figure.panels.push_back(std::move(panel));
@@ -90,10 +109,12 @@ void one_input_panels(const ExperimentSpec& spec, const Grids& grids, const std:
   figure.legend = {{"predictive mean", "#555555", plot::LegendEntry::Kind::line},
                    {"central 95% predictive interval", "#555555", plot::LegendEntry::Kind::band},
                    {"data", "#000000", plot::LegendEntry::Kind::point}};
+  if (any_truth) figure.legend.push_back(kTruthEntry);
 }
 
 // One input varied at a time: a panel per data set and input, every method overlaid.
-void one_at_a_time_panels(const ExperimentSpec& spec, const Grids& grids, plot::Figure& figure) {
+void one_at_a_time_panels(const ExperimentSpec& spec, const Grids& grids, const Truth& truth, plot::Figure& figure) {
+  bool any_truth = false;
   const auto drawn = drawn_jobs(grids);
   const auto methods = method_order(spec, grids);
   const auto datasets = dataset_order(grids);
@@ -108,6 +129,7 @@ void one_at_a_time_panels(const ExperimentSpec& spec, const Grids& grids, plot::
       std::map<int, std::vector<Eigen::Index>> rows;
       for (std::size_t r = 0; r < g.points.varied.size(); ++r)
         rows[static_cast<int>(g.points.varied[r])].push_back(static_cast<Eigen::Index>(r));
+      const std::vector<double> f = truth_at(truth, dataset, g.points);
       for (const auto& [input, idx] : rows) {
         plot::Panel& panel = panels[input];
         panel.title = (datasets.size() > 1 ? dataset + ": " : std::string()) + "input " + std::to_string(input);
@@ -123,6 +145,12 @@ void one_at_a_time_panels(const ExperimentSpec& spec, const Grids& grids, plot::
         }
         panel.bands.push_back({x, lower, upper, plot::palette(m), 0.15});
         panel.lines.push_back({x, mean, plot::palette(m), 1.6, false});
+        if (!f.empty() && std::none_of(panel.lines.begin(), panel.lines.end(), [](const plot::Line& l) { return l.dashed; })) {
+          std::vector<double> true_f;
+          for (Eigen::Index r : idx) true_f.push_back(f[static_cast<std::size_t>(r)]);
+          panel.lines.push_back({x, true_f, "#000000", 1.2, true});
+          any_truth = true;
+        }
       }
     }
     for (auto& [input, panel] : panels) figure.panels.push_back(std::move(panel));
@@ -130,6 +158,7 @@ void one_at_a_time_panels(const ExperimentSpec& spec, const Grids& grids, plot::
   for (std::size_t m = 0; m < methods.size(); ++m)
     if (std::any_of(drawn.begin(), drawn.end(), [&](const auto& e) { return e.first.second == methods[m]; }))
       figure.legend.push_back({methods[m] + " (mean, 95% interval)", plot::palette(m), plot::LegendEntry::Kind::line});
+  if (any_truth) figure.legend.push_back(kTruthEntry);
   figure.columns = 5;
   figure.panel_width = 250.0;
   figure.panel_height = 210.0;
@@ -137,7 +166,7 @@ void one_at_a_time_panels(const ExperimentSpec& spec, const Grids& grids, plot::
 
 // Two inputs on a product grid: heat maps of the predictive mean (first row) and sd (second).
 void two_input_panels(const ExperimentSpec& spec, const Grids& grids, const std::vector<data::Dataset>& observations,
-                      plot::Figure& figure) {
+                      const Truth& truth, plot::Figure& figure) {
   const auto drawn = drawn_jobs(grids);
   const auto methods = method_order(spec, grids);
   std::vector<const std::pair<JobKey, GridPredictions>*> jobs;
@@ -150,7 +179,10 @@ void two_input_panels(const ExperimentSpec& spec, const Grids& grids, const std:
     for (double v : job->second.mean) mean_scale = {std::min(mean_scale.lo, v), std::max(mean_scale.hi, v)};
     for (double v : sd_of(job->second)) sd_scale = {std::min(sd_scale.lo, v), std::max(sd_scale.hi, v)};
   }
-  for (int row = 0; row < 2; ++row)
+  // The true function, where known, as a last panel of the first row (the second keeps the slot empty).
+  const std::vector<double> f = jobs.empty() ? std::vector<double>{}
+                                             : truth_at(truth, jobs.front()->first.dataset, jobs.front()->second.points);
+  for (int row = 0; row < 2; ++row) {
     for (const auto* job : jobs) {
       const GridPredictions& g = job->second;
       // The product grid's rows run over input 1 fastest or slowest; recover both axes.
@@ -177,7 +209,21 @@ void two_input_panels(const ExperimentSpec& spec, const Grids& grids, const std:
       if (data && data->X.cols() == 2) panel.points.push_back({column(data->X, 0), column(data->X, 1), "#ffffff", 1.6});
       figure.panels.push_back(std::move(panel));
     }
-  figure.columns = static_cast<int>(std::max<std::size_t>(1, jobs.size()));
+    if (!f.empty()) {
+      plot::Panel panel = figure.panels.back();  // the same axes, cells and data
+      panel.title = "true function";
+      panel.cells.front().scale = mean_scale;
+      for (Eigen::Index r = 0; r < jobs.front()->second.points.X.rows(); ++r) {
+        const auto& axes = panel.cells.front();
+        const auto i = std::lower_bound(axes.x.begin(), axes.x.end(), jobs.front()->second.points.X(r, 0)) - axes.x.begin();
+        const auto j = std::lower_bound(axes.y.begin(), axes.y.end(), jobs.front()->second.points.X(r, 1)) - axes.y.begin();
+        panel.cells.front().values(i, j) = f[static_cast<std::size_t>(r)];
+      }
+      panel.blank = row == 1;
+      figure.panels.push_back(std::move(panel));
+    }
+  }
+  figure.columns = static_cast<int>(std::max<std::size_t>(1, jobs.size() + (f.empty() ? 0 : 1)));
   figure.panel_width = 330.0;
   figure.panel_height = 280.0;
   figure.notes.push_back("white dots: the training inputs; one colour scale per row, shown beside each panel");
@@ -185,7 +231,8 @@ void two_input_panels(const ExperimentSpec& spec, const Grids& grids, const std:
 
 }  // namespace
 
-plot::Figure grid_figure(const ExperimentSpec& spec, const Grids& grids, const std::vector<data::Dataset>& observations) {
+plot::Figure grid_figure(const ExperimentSpec& spec, const Grids& grids, const std::vector<data::Dataset>& observations,
+                         const Truth& truth) {
   if (!spec.grid)
     throw std::invalid_argument("experiment " + spec.name + " has no [grid], so it has no figure to draw");
   if (grids.empty())
@@ -194,12 +241,12 @@ plot::Figure grid_figure(const ExperimentSpec& spec, const Grids& grids, const s
   figure.title = spec.name + (spec.title.empty() ? std::string() : ": " + spec.title);
   const GridPredictions& first = grids.front().second;
   if (spec.grid->mode == GridSpec::Mode::one_at_a_time) {
-    one_at_a_time_panels(spec, grids, figure);
+    one_at_a_time_panels(spec, grids, truth, figure);
   } else if (first.points.X.cols() == 1) {
-    one_input_panels(spec, grids, observations, figure);
+    one_input_panels(spec, grids, observations, truth, figure);
     figure.columns = 2;
   } else if (first.points.X.cols() == 2) {
-    two_input_panels(spec, grids, observations, figure);
+    two_input_panels(spec, grids, observations, truth, figure);
   } else {
     throw std::invalid_argument("experiment " + spec.name + ": a product grid over " +
                                 std::to_string(first.points.X.cols()) +

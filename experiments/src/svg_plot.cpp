@@ -435,6 +435,7 @@ std::string render_svg(const Figure& figure) {
   top += draw_legend(body, figure.legend, top, width) + 6.0;
   for (std::size_t i = 0; i < figure.panels.size(); ++i) {
     const Panel& p = figure.panels[i];
+    if (p.blank) continue;
     const double x0 = 10.0 + static_cast<double>(i % static_cast<std::size_t>(columns)) * figure.panel_width;
     const double y0 = top + static_cast<double>(i / static_cast<std::size_t>(columns)) * figure.panel_height;
     const double label_room = p.slanted_categories ? 37.0 : 0.0;

@@ -72,6 +72,7 @@ struct Panel {
   std::vector<Intervals> intervals;
   std::vector<Points> points;
   std::optional<double> zero_line;  // a thin horizontal reference line at this y
+  bool blank = false;               // keeps its place in the grid of panels, draws nothing
 };
 
 struct LegendEntry {
