@@ -29,12 +29,14 @@ head -1 <<<"$grid" | grep -qx 'dataset,method,split,input,x1,mean,sd,lower95,upp
 [ "$(grep -c '^epnn-case3,gp,0,,' <<<"$grid")" -eq 281 ] || fail "gp grid rows"
 [ "$(grep -c '^epnn-case3,linear,0,,' <<<"$grid")" -eq 281 ] || fail "linear grid rows"
 [ "$("$BNNBENCH" report epnn-case3 --format observations | wc -l)" -eq 101 ] || fail "observations"
-# ... and its figure as SVG: one panel per method, each with the 95% band, the mean and the data.
+# ... and its figure as SVG: one panel per method, each with the 95% band, the mean, the
+# synthetic data's true function and the data.
 "$BNNBENCH" report epnn-case3 --results "$work/fig" --format svg -o "$work/fig.svg" || fail "report --format svg"
 head -2 "$work/fig.svg" | grep -q '<svg xmlns="http://www.w3.org/2000/svg"' || fail "svg header"
 tail -1 "$work/fig.svg" | grep -qx '</svg>' || fail "svg not closed"
 [ "$(grep -c '<polygon ' "$work/fig.svg")" -eq 2 ] || fail "svg bands: $(grep -c '<polygon ' "$work/fig.svg")"
-[ "$(grep -c '<polyline ' "$work/fig.svg")" -eq 2 ] || fail "svg mean lines"
+[ "$(grep -c '<polyline ' "$work/fig.svg")" -eq 4 ] || fail "svg lines: a mean and the true function per panel"
+[ "$(grep -c '<polyline [^>]*stroke-dasharray' "$work/fig.svg")" -eq 2 ] || fail "svg true function (dashed)"
 [ "$(grep -c '<circle ' "$work/fig.svg")" -eq 201 ] || fail "svg data points (100 per panel, 1 in the legend)"
 grep -q '>gp</text>' "$work/fig.svg" && grep -q '>linear</text>' "$work/fig.svg" || fail "svg panel titles"
 echo "report: all checks passed"
