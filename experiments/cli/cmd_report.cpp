@@ -23,6 +23,17 @@ std::vector<data::Dataset> spec_datasets(const exp::ExperimentSpec& spec, const 
   return sets;
 }
 
+// The true functions of the spec's synthetic data sets, by name.
+std::map<std::string, data::LatentFunction> synthetic_truth(const exp::ExperimentSpec& spec,
+                                                            const data::DatasetRegistry& registry) {
+  std::map<std::string, data::LatentFunction> truth;
+  for (const auto& d : spec.datasets) {
+    const data::DatasetSpec& entry = registry.find(d.name);
+    if (entry.synthetic) truth[entry.name] = data::synthetic_latent(entry.synthetic->generator);
+  }
+  return truth;
+}
+
 // The points of every data set of the spec (original units), for plotting beside the grid.
 std::string observations_csv(const std::vector<data::Dataset>& sets) {
   Eigen::Index inputs = 0;
@@ -129,13 +140,8 @@ int cmd_report(const std::vector<std::string>& args) {
       if (format == "grid") {
         text = exp::render_grid_csv(grids);
       } else {
-        std::map<std::string, data::LatentFunction> truth;  // the synthetic data sets' true functions
-        for (const auto& d : spec.datasets) {
-          const data::DatasetSpec& entry = registry.find(d.name);
-          if (entry.synthetic) truth[entry.name] = data::synthetic_latent(entry.synthetic->generator);
-        }
-        text = exp::plot::render_svg(
-            exp::grid_figure(spec, grids, spec_datasets(spec, registry, common.resolved_data_dir()), truth));
+        text = exp::plot::render_svg(exp::grid_figure(
+            spec, grids, spec_datasets(spec, registry, common.resolved_data_dir()), synthetic_truth(spec, registry)));
       }
     }
     else text = render(exp::build_report(spec, registry, store, exp::load_reference(spec, registry)), format);
