@@ -185,40 +185,21 @@ void two_input_panels(const ExperimentSpec& spec, const Grids& grids, const std:
   for (int row = 0; row < 2; ++row) {
     for (const auto* job : jobs) {
       const GridPredictions& g = job->second;
-      // The product grid's rows run over input 1 fastest or slowest; recover both axes.
-      std::vector<double> x = column(g.points.X, 0), y = column(g.points.X, 1);
-      std::sort(x.begin(), x.end());
-      x.erase(std::unique(x.begin(), x.end()), x.end());
-      std::sort(y.begin(), y.end());
-      y.erase(std::unique(y.begin(), y.end()), y.end());
-      Eigen::MatrixXd values = Eigen::MatrixXd::Constant(static_cast<Eigen::Index>(x.size()),
-                                                         static_cast<Eigen::Index>(y.size()),
-                                                         std::numeric_limits<double>::quiet_NaN());
-      const std::vector<double> sd = sd_of(g);
-      for (Eigen::Index r = 0; r < g.points.X.rows(); ++r) {
-        const auto i = std::lower_bound(x.begin(), x.end(), g.points.X(r, 0)) - x.begin();
-        const auto j = std::lower_bound(y.begin(), y.end(), g.points.X(r, 1)) - y.begin();
-        values(i, j) = row == 0 ? g.mean[static_cast<std::size_t>(r)] : sd[static_cast<std::size_t>(r)];
-      }
       plot::Panel panel;
       panel.title = job->first.method_label + (row == 0 ? ": predictive mean" : ": predictive sd");
       panel.x_label = "x1";
       panel.y_label = "x2";
-      panel.cells.push_back({x, y, values, row == 0 ? mean_scale : sd_scale});
+      panel.cells.push_back(plot::grid_cells(g.points.X.col(0), g.points.X.col(1), row == 0 ? g.mean : sd_of(g),
+                                             row == 0 ? mean_scale : sd_scale));
       const data::Dataset* data = find_observations(observations, job->first.dataset);
       if (data && data->X.cols() == 2) panel.points.push_back({column(data->X, 0), column(data->X, 1), "#ffffff", 1.6});
       figure.panels.push_back(std::move(panel));
     }
     if (!f.empty()) {
-      plot::Panel panel = figure.panels.back();  // the same axes, cells and data
+      plot::Panel panel = figure.panels.back();  // the same axes and data
       panel.title = "true function";
-      panel.cells.front().scale = mean_scale;
-      for (Eigen::Index r = 0; r < jobs.front()->second.points.X.rows(); ++r) {
-        const auto& axes = panel.cells.front();
-        const auto i = std::lower_bound(axes.x.begin(), axes.x.end(), jobs.front()->second.points.X(r, 0)) - axes.x.begin();
-        const auto j = std::lower_bound(axes.y.begin(), axes.y.end(), jobs.front()->second.points.X(r, 1)) - axes.y.begin();
-        panel.cells.front().values(i, j) = f[static_cast<std::size_t>(r)];
-      }
+      const GridPoints& points = jobs.front()->second.points;
+      panel.cells = {plot::grid_cells(points.X.col(0), points.X.col(1), f, mean_scale)};
       panel.blank = row == 1;
       figure.panels.push_back(std::move(panel));
     }

@@ -22,14 +22,6 @@ plot::Intervals intervals_of(const std::vector<const WeightInterval*>& rows, con
   return s;
 }
 
-// Sorted distinct values.
-std::vector<double> axis_values(const Eigen::VectorXd& column) {
-  std::vector<double> values(column.data(), column.data() + column.size());
-  std::sort(values.begin(), values.end());
-  values.erase(std::unique(values.begin(), values.end()), values.end());
-  return values;
-}
-
 }  // namespace
 
 plot::Figure weight_interval_figure(const std::vector<WeightIntervalSet>& sets) {
@@ -104,18 +96,13 @@ plot::Figure weight_interval_figure(const std::vector<WeightIntervalSet>& sets) 
 }
 
 plot::Figure posterior_fit_figure(const PosteriorFigure& result, const std::map<std::string, std::string>& paper_kl) {
-  const std::vector<double> u = axis_values(result.plot.col(0)), v = axis_values(result.plot.col(1));
-  // log densities on the (u, v) grid; column c of result.plot
-  const auto grid_of = [&](Eigen::Index c) {
-    Eigen::MatrixXd values(static_cast<Eigen::Index>(u.size()), static_cast<Eigen::Index>(v.size()));
-    for (Eigen::Index r = 0; r < result.plot.rows(); ++r) {
-      const auto i = std::lower_bound(u.begin(), u.end(), result.plot(r, 0)) - u.begin();
-      const auto j = std::lower_bound(v.begin(), v.end(), result.plot(r, 1)) - v.begin();
-      values(i, j) = result.plot(r, c);
-    }
-    return values;
-  };
-  const Eigen::MatrixXd posterior = grid_of(2);
+  // the log posterior on the (u, v) grid
+  const Eigen::VectorXd log_posterior = result.plot.col(2);
+  const plot::Cells grid = plot::grid_cells(result.plot.col(0), result.plot.col(1),
+                                            {log_posterior.data(), log_posterior.data() + log_posterior.size()}, {});
+  const std::vector<double>& u = grid.x;
+  const std::vector<double>& v = grid.y;
+  const Eigen::MatrixXd& posterior = grid.values;
   const double top = posterior.maxCoeff();
   plot::Figure figure;
   figure.title = "Barber & Bishop (1998), Figure 2: Gaussian approximations to a two-weight posterior";

@@ -70,6 +70,29 @@ std::string tick_label(double value, double step) {
   return text;
 }
 
+Cells grid_cells(const Eigen::Ref<const Eigen::VectorXd>& x, const Eigen::Ref<const Eigen::VectorXd>& y,
+                 const std::vector<double>& values, Range scale) {
+  if (y.size() != x.size() || values.size() != static_cast<std::size_t>(x.size()))
+    throw std::invalid_argument("grid cells: " + std::to_string(x.size()) + " x, " + std::to_string(y.size()) +
+                                " y and " + std::to_string(values.size()) + " values");
+  const auto distinct = [](const Eigen::Ref<const Eigen::VectorXd>& v) {
+    std::vector<double> axis(v.data(), v.data() + v.size());
+    std::sort(axis.begin(), axis.end());
+    axis.erase(std::unique(axis.begin(), axis.end()), axis.end());
+    return axis;
+  };
+  Cells cells{distinct(x), distinct(y), Eigen::MatrixXd(), scale};
+  cells.values = Eigen::MatrixXd::Constant(static_cast<Eigen::Index>(cells.x.size()),
+                                           static_cast<Eigen::Index>(cells.y.size()),
+                                           std::numeric_limits<double>::quiet_NaN());
+  for (Eigen::Index r = 0; r < x.size(); ++r) {
+    const auto i = std::lower_bound(cells.x.begin(), cells.x.end(), x[r]) - cells.x.begin();
+    const auto j = std::lower_bound(cells.y.begin(), cells.y.end(), y[r]) - cells.y.begin();
+    cells.values(i, j) = values[static_cast<std::size_t>(r)];
+  }
+  return cells;
+}
+
 std::vector<Segment> contour_segments(const std::vector<double>& x, const std::vector<double>& y,
                                       const Eigen::MatrixXd& values, double level) {
   if (values.rows() != static_cast<Eigen::Index>(x.size()) || values.cols() != static_cast<Eigen::Index>(y.size()))

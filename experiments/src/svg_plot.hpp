@@ -50,6 +50,10 @@ struct Cells {  // a heat map: values(i, j) fills the cell centred at (x[i], y[j
   Eigen::MatrixXd values;
   Range scale;  // values mapped to sequential_colour((v - lo) / (hi - lo))
 };
+// Values given at the points (x[r], y[r]) of a product grid, in any order, as a heat map: its
+// axes are the distinct x and y, values(i, j) the value at (x[i], y[j]) (NaN where none is given).
+Cells grid_cells(const Eigen::Ref<const Eigen::VectorXd>& x, const Eigen::Ref<const Eigen::VectorXd>& y,
+                 const std::vector<double>& values, Range scale);
 struct Segment {
   double x0, y0, x1, y1;
 };
