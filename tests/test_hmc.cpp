@@ -482,8 +482,9 @@ TEST_CASE("dual averaging moves the step size against a constant acceptance erro
     double previous = 10.0 * 0.1, log_step_bar = 0.0;
     for (long t = 1; t <= 50; ++t) {
       const double step = adapter.update(accept);
+      const double iteration = static_cast<double>(t);
       const double expected =
-          std::log(1.0) - std::sqrt(static_cast<double>(t)) / 0.05 * (0.8 - accept) * t / (t + 10.0);
+          std::log(1.0) - std::sqrt(iteration) / 0.05 * (0.8 - accept) * iteration / (iteration + 10.0);
       INFO("accept " << accept << ", t " << t);
       CHECK(std::log(step) == Approx(expected).epsilon(1e-12).margin(1e-12));
       if (accept > 0.8)
