@@ -6,11 +6,13 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <numbers>
 #include <numeric>
 #include <set>
 
 #include "datasets/src/data_error.hpp"
 #include "datasets/src/registry.hpp"
+#include "experiments/src/chain_traces.hpp"
 #include "experiments/src/plan.hpp"
 #include "experiments/src/progress.hpp"
 #include "experiments/src/reference.hpp"
@@ -20,6 +22,8 @@
 #include "experiments/src/store.hpp"
 #include "datasets/src/dataset.hpp"
 #include "methods/core/rng.hpp"
+#include "methods/hmc/mlp.hpp"
+#include "methods/hmc/nn_mc.hpp"
 #include "methods/linear/bayes_linear.hpp"
 #include "methods/registry.hpp"
 #include "test_helpers.hpp"
@@ -496,6 +500,56 @@ TEST_CASE("runner: NN-MC chains taken up by idle threads give the one-thread res
   // Two jobs of four chains on two threads: when one job is done its thread runs chains of
   // the other (run_pieces).
   check_same_results(run_nn_mc_jobs(2, 4, 1), run_nn_mc_jobs(2, 4, 2));
+}
+
+TEST_CASE("chain traces refit a run's NN-MC job exactly and reproduce its R-hat", "[runner]") {
+  ExperimentSpec spec = small_spec();
+  spec.methods[0].label = "nn-mc";
+  spec.methods[0].method = "nn-mc";
+  spec.methods[0].options = {{"hidden_layers", "3"}, {"chains", "3"}, {"warmup", "40"}, {"samples", "120"},
+                             {"thin", "2"}, {"leapfrog_steps", "5"}, {"hyper_delay", "5"}};
+  Plan plan = small_plan(spec);
+  const Job& job = plan.jobs.front();
+  plan.jobs.front().params = spec.methods[0].options;
+  const JobRecord record = execute_job(spec, plan, job);
+  REQUIRE(record.status == "ok");
+  const auto stored = [&](const std::string& name) {
+    const auto at = record.diagnostics.find(name + "=");
+    REQUIRE(at != std::string::npos);
+    return std::stod(record.diagnostics.substr(at + name.size() + 1));
+  };
+
+  const JobData data = prepare_job_data(plan, job);
+  Rng rng(job.seed);
+  const std::unique_ptr<Model> model = find_method("nn-mc").fit(data.train, job.params, rng);
+  const auto& mc = dynamic_cast<const hmc::Model&>(*model);
+  const ChainTraces traces = chain_traces(mc, data.train, data.X_test);
+  REQUIRE(traces.outputs.size() == 3);
+  REQUIRE(traces.rhat.size() == static_cast<std::size_t>(data.X_test.rows()));
+  for (std::size_t c = 0; c < 3; ++c) {
+    CHECK(traces.log_likelihood[c].size() == 20);  // 120 iterations over 3 chains, every 2nd kept
+    CHECK(traces.outputs[c].rows() == 20);
+  }
+  // the run's R-hat of the test predictions, to the bit: the same fit
+  CHECK(traces.rhat[static_cast<std::size_t>(traces.worst)] == stored("rhat_pred_max"));
+  CHECK(traces.rhat[static_cast<std::size_t>(traces.median)] == stored("rhat_pred_median"));
+  // a draw's training log-likelihood and test output from the network directly
+  const hmc::Draw& draw = mc.chains()[1][7];
+  hmc::MlpWorkspace ws;
+  Eigen::VectorXd f;
+  hmc::mlp_outputs(mc.shape(), draw.theta, data.train.X, ws, f);
+  const double n = static_cast<double>(f.size());
+  const double log_likelihood = -0.5 * n * std::log(2.0 * std::numbers::pi * draw.noise_variance) -
+                                0.5 * (f - data.train.y).squaredNorm() / draw.noise_variance;
+  CHECK(traces.log_likelihood[1][7] == Approx(log_likelihood).epsilon(1e-12));
+  CHECK(traces.noise_sd[1][7] == Approx(std::sqrt(draw.noise_variance)).epsilon(1e-15));
+  hmc::mlp_outputs(mc.shape(), draw.theta, data.X_test, ws, f);
+  CHECK(traces.outputs[1](7, traces.worst) == f[traces.worst]);
+
+  const std::string svg = plot::render_svg(chain_trace_figure(traces, "traces", {"a note"}));
+  std::size_t lines = 0;
+  for (auto at = svg.find("<polyline "); at != std::string::npos; at = svg.find("<polyline ", at + 1)) ++lines;
+  CHECK(lines == 4 * 3);  // four panels, a line per chain
 }
 
 TEST_CASE("runner: jobs on larger training data start first, plan order among equals", "[runner]") {

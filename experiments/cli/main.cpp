@@ -29,6 +29,7 @@ commands:
   verify EXPERIMENT      rerun a store's finished jobs and check that every number comes out the same
   figure bb-figure2      posterior and Gaussian fits of a two-weight network, with KL(Q||P) (CSV, SVG)
   figure epnn-weights    95% intervals of NN-EP's weights and scales on the case 1 and 2 data (CSV, SVG)
+  figure nn-mc-traces    per-chain traces of one NN-MC job, with the R-hat of every test prediction (CSV, SVG)
   version                print the code version
 
 Every command takes --help, --data-dir DIR and --registry FILE.

@@ -35,6 +35,19 @@ std::string join_diagnostics(const FitReport& report) {
 
 std::string code_version() { return BNNBENCH_GIT_DESCRIBE; }
 
+JobData prepare_job_data(const Plan& plan, const Job& job) {
+  const PreparedDataset& pd = plan.datasets.at(job.dataset);
+  const data::Split& split = pd.splits.at(static_cast<std::size_t>(job.key.split));
+  const Eigen::MatrixXd X_train = data::select_rows(pd.data.X, split.train);
+  const Eigen::VectorXd y_train = data::select_rows(pd.data.y, split.train);
+  // Normalization uses the training part only.
+  data::Standardizer norm = data::Standardizer::fit(
+      X_train, y_train, pd.data.origin + " (split " + std::to_string(job.key.split) + ")", pd.config.constant_inputs);
+  RegressionData train{norm.transform_inputs(X_train), norm.transform_targets(y_train)};
+  Eigen::MatrixXd X_test = norm.transform_inputs(data::select_rows(pd.data.X, split.test));
+  return {std::move(train), std::move(X_test), data::select_rows(pd.data.y, split.test), std::move(norm)};
+}
+
 JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& job, int threads) {
   using clock = std::chrono::steady_clock;
   // A job given several threads (the only one running) may use them, e.g. NN-MC's chains;
@@ -53,18 +66,14 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
   try {
     const PreparedDataset& pd = plan.datasets.at(job.dataset);
     const data::Split& split = pd.splits.at(static_cast<std::size_t>(job.key.split));
-    const Eigen::MatrixXd X_train = data::select_rows(pd.data.X, split.train);
-    const Eigen::VectorXd y_train = data::select_rows(pd.data.y, split.train);
-    const Eigen::MatrixXd X_test = data::select_rows(pd.data.X, split.test);
-    const Eigen::VectorXd y_test = data::select_rows(pd.data.y, split.test);
-    rec.n_train = X_train.rows();
-    rec.n_test = X_test.rows();
-    rec.n_features = X_train.cols();
-    // Normalization uses the training part only.
-    const auto norm = data::Standardizer::fit(X_train, y_train, pd.data.origin + " (split " + std::to_string(job.key.split) + ")",
-                                              pd.config.constant_inputs);
-    const RegressionData train{norm.transform_inputs(X_train), norm.transform_targets(y_train)};
-    const Eigen::MatrixXd X_test_normalized = norm.transform_inputs(X_test);
+    const JobData job_data = prepare_job_data(plan, job);
+    const RegressionData& train = job_data.train;
+    const Eigen::MatrixXd& X_test_normalized = job_data.X_test;
+    const Eigen::VectorXd& y_test = job_data.y_test;
+    const data::Standardizer& norm = job_data.norm;
+    rec.n_train = train.X.rows();
+    rec.n_test = X_test_normalized.rows();
+    rec.n_features = train.X.cols();
 
     Rng rng(job.seed);
     const MethodEntry& method = find_method(job.method->method);

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "datasets/src/normalize.hpp"
+#include "methods/core/model.hpp"
 #include "plan.hpp"
 #include "store.hpp"
 
@@ -27,6 +29,16 @@ struct RunSummary {
   std::vector<std::string> store_errors;
   double wall_seconds = 0.0;
 };
+
+// A job's data: the split's training part normalized with its own statistics, the test
+// inputs in the same units, the test targets in original units.
+struct JobData {
+  RegressionData train;
+  Eigen::MatrixXd X_test;
+  Eigen::VectorXd y_test;
+  data::Standardizer norm;
+};
+JobData prepare_job_data(const Plan& plan, const Job& job);
 
 // Runs one job (fit, predict, score) and returns its record; never throws. `threads` > 1:
 // the calling thread's OpenMP team size for the job, and CPU time counted for the process.

@@ -174,6 +174,8 @@ class Model final : public bnn::Model {
   std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
   const FitReport& report() const override { return report_; }
   std::size_t draw_count() const;
+  const MlpShape& shape() const { return shape_; }
+  const std::vector<std::vector<Draw>>& chains() const { return chains_; }  // kept draws per chain
 
  private:
   MlpShape shape_;

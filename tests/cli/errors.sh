@@ -122,6 +122,9 @@ expect_error 2 'hmc: chains is 0, but must be >= 1' "$BNNBENCH" fit hmc --header
 expect_error 2 'the data directory good.txt \(--data-dir\) is not a directory' "$BNNBENCH" datasets list --data-dir good.txt
 expect_error 2 '--alpha is an option of bb-figure2, not of epnn-weights' "$BNNBENCH" figure epnn-weights --alpha 3 --out fig
 expect_error 2 '--plot-grid is 1, but must be >= 2' "$BNNBENCH" figure bb-figure2 --plot-grid 1 --out fig
+expect_error 2 '--seed is an option of bb-figure2 and epnn-weights, not of nn-mc-traces' "$BNNBENCH" figure nn-mc-traces --seed 3 --out fig
+expect_error 2 '--dataset is an option of nn-mc-traces, not of epnn-weights' "$BNNBENCH" figure epnn-weights --dataset boston --out fig
+expect_error 1 'boston: missing data.txt' "$BNNBENCH" figure nn-mc-traces --data-dir "$work/nothing" --out fig
 
 # Outputs never overwrite a results store; reading a store never writes it.
 "$BNNBENCH" run quickstart -q --no-report --results store

@@ -39,4 +39,14 @@ tail -1 "$work/fig.svg" | grep -qx '</svg>' || fail "svg not closed"
 [ "$(grep -c '<polyline [^>]*stroke-dasharray' "$work/fig.svg")" -eq 2 ] || fail "svg true function (dashed)"
 [ "$(grep -c '<circle ' "$work/fig.svg")" -eq 201 ] || fail "svg data points (100 per panel, 1 in the legend)"
 grep -q '>gp</text>' "$work/fig.svg" && grep -q '>linear</text>' "$work/fig.svg" || fail "svg panel titles"
+# NN-MC's chain traces of one epnn-table1 job (shortened): a line per chain in four panels,
+# a CSV row per chain and kept draw, an R-hat per test point.
+"$BNNBENCH" figure nn-mc-traces --dataset boston --split 2 --set nn-mc.warmup=200 --set nn-mc.samples=400 \
+  --set nn-mc.thin=4 --out "$work/traces" >/dev/null || fail "figure nn-mc-traces"
+head -1 "$work/traces/traces.csv" | grep -qE '^chain,draw,log_likelihood,noise_sd,f_point_[0-9]+,f_point_[0-9]+$' ||
+  fail "traces csv header"
+[ "$(wc -l <"$work/traces/traces.csv")" -eq 101 ] || fail "traces csv: 4 chains x 25 draws"
+[ "$(wc -l <"$work/traces/rhat.csv")" -eq 52 ] || fail "rhat csv: one row per test point of boston's fold"
+[ "$(grep -c '<polyline ' "$work/traces/traces.svg")" -eq 16 ] || fail "traces svg: 4 panels x 4 chains"
+grep -q 'epnn-table1, boston split 2, nn-mc' "$work/traces/report.md" || fail "traces report"
 echo "report: all checks passed"
