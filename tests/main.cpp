@@ -1,2 +1,13 @@
-#define CATCH_CONFIG_MAIN
+// Catch2's runner, started with OpenBLAS's kernel set pinned as bnnbench does (lapack.hpp), so
+// that the GP tests see the same bits on every machine.
+#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
+#include <iostream>
+
+#include "methods/core/lapack.hpp"
+
+int main(int argc, char** argv) {
+  if (!bnn::lapack::pin_kernels(argv))
+    std::cerr << "bnnbench_tests: warning: could not run with OPENBLAS_CORETYPE=" << bnn::lapack::kKernelSet << "\n";
+  return Catch::Session().run(argc, argv);
+}

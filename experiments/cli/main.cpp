@@ -11,6 +11,7 @@
 #include "datasets/src/data_error.hpp"
 #include "datasets/src/fetch.hpp"
 #include "experiments/src/runner.hpp"
+#include "methods/core/lapack.hpp"
 
 namespace {
 
@@ -30,7 +31,7 @@ commands:
   figure bb-figure2      posterior and Gaussian fits of a two-weight network, with KL(Q||P) (CSV, SVG)
   figure epnn-weights    95% intervals of NN-EP's weights and scales on the case 1 and 2 data (CSV, SVG)
   figure nn-mc-traces    per-chain traces of one NN-MC job, with the R-hat of every test prediction (CSV, SVG)
-  version                print the code version
+  version                print the code version (and OpenBLAS's kernel set)
 
 Every command takes --help, --data-dir DIR and --registry FILE.
 Examples:
@@ -43,6 +44,10 @@ Examples:
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The same LAPACK bits on every machine (see methods/core/lapack.hpp); re-executes once.
+  if (!bnn::lapack::pin_kernels(argv))
+    std::cerr << "bnnbench: warning: could not run with OPENBLAS_CORETYPE=" << bnn::lapack::kKernelSet
+              << "; GP results may differ in the last digits from other machines\n";
   // Methods allocate and free many matrices of the same large size (e.g. n x n kernels in
   // every optimizer step): keep them in the heap instead of mapping fresh pages each time.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
@@ -66,7 +71,8 @@ int main(int argc, char** argv) {
     if (command == "figure") return bnn::cli::cmd_figure(rest);
     if (command == "verify") return bnn::cli::cmd_verify(rest);
     if (command == "version" || command == "--version") {
-      std::cout << "bnnbench " << bnn::exp::code_version() << "\n";
+      std::cout << "bnnbench " << bnn::exp::code_version() << " (OpenBLAS " << bnn::lapack::kernel_set()
+                << " kernels)\n";
       return 0;
     }
     std::cerr << "bnnbench: unknown command '" << command << "'; see bnnbench --help\n";

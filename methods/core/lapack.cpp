@@ -1,11 +1,16 @@
 #include "lapack.hpp"
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <stdexcept>
+#include <string_view>
 
 extern "C" {
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
 void dpotri_(const char* uplo, const int* n, double* a, const int* lda, int* info);
 void openblas_set_num_threads(int threads);
+char* openblas_get_corename();
 }
 
 namespace bnn::lapack {
@@ -25,6 +30,16 @@ int checked_size(const Eigen::MatrixXd& A) {
   return static_cast<int>(A.rows());
 }
 }  // namespace
+
+bool pin_kernels(char** argv) {
+  const char* current = std::getenv("OPENBLAS_CORETYPE");
+  if (current != nullptr && std::string_view(current) == kKernelSet) return true;
+  if (setenv("OPENBLAS_CORETYPE", kKernelSet, 1) != 0) return false;
+  execv("/proc/self/exe", argv);
+  return false;
+}
+
+std::string kernel_set() { return openblas_get_corename(); }
 
 bool cholesky_lower(Eigen::MatrixXd& A) {
   hold_openblas_to_one_thread();

@@ -5,8 +5,24 @@
 // once (Debian's serial OpenBLAS is not: built without locking, concurrent calls at n ~ 128
 // return wrong factors).
 #include <Eigen/Core>
+#include <string>
 
 namespace bnn::lapack {
+
+// OpenBLAS picks its kernels for the CPU it finds (Debian builds it with DYNAMIC_ARCH), and the
+// kernel sets round differently: GP-ARD's fitted optimum on a housing fold moves by ~1e-3
+// relative between the Haswell and the Cooper Lake (AVX-512) kernels. The harness is built for
+// x86-64-v3, so every machine it runs on can use the Haswell kernels, and with them the bits are
+// the same on every machine.
+inline constexpr const char* kKernelSet = "Haswell";
+
+// OpenBLAS reads OPENBLAS_CORETYPE when it is loaded, before main. Called first in main: if the
+// variable does not name kKernelSet, sets it and re-executes the program with the same
+// arguments. Returns only when it already did (true) or the re-execution failed (false).
+bool pin_kernels(char** argv);
+
+// The kernel set OpenBLAS runs with, e.g. "Haswell".
+std::string kernel_set();
 
 // In-place Cholesky A = L L' (dpotrf); the lower triangle of A becomes L, the strict upper
 // triangle is left as it was. Returns false if A is not positive definite.
