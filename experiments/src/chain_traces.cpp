@@ -11,6 +11,17 @@
 
 namespace bnn::exp {
 
+namespace {
+
+// f at one test point, chain by chain.
+hmc::Chains output_column(const ChainTraces& t, Eigen::Index point) {
+  hmc::Chains out;
+  for (const auto& o : t.outputs) out.emplace_back(o.col(point).data(), o.col(point).data() + o.rows());
+  return out;
+}
+
+}  // namespace
+
 ChainTraces chain_traces(const hmc::Model& model, const RegressionData& train, const Eigen::MatrixXd& X_test) {
   const auto& chains = model.chains();
   if (chains.size() < 2 || chains.front().empty())
@@ -34,11 +45,7 @@ ChainTraces chain_traces(const hmc::Model& model, const RegressionData& train, c
     }
     t.outputs.push_back(std::move(outputs));
   }
-  for (Eigen::Index i = 0; i < X_test.rows(); ++i) {
-    hmc::Chains values;
-    for (const auto& o : t.outputs) values.emplace_back(o.col(i).data(), o.col(i).data() + o.rows());
-    t.rhat.push_back(hmc::split_rhat(values));
-  }
+  for (Eigen::Index i = 0; i < X_test.rows(); ++i) t.rhat.push_back(hmc::split_rhat(output_column(t, i)));
   std::vector<Eigen::Index> order(t.rhat.size());
   std::iota(order.begin(), order.end(), Eigen::Index{0});
   std::stable_sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) {
@@ -76,12 +83,6 @@ plot::Panel trace_panel(const std::string& title, const std::string& y_label,
     panel.lines.push_back(std::move(line));
   }
   return panel;
-}
-
-std::vector<std::vector<double>> output_column(const ChainTraces& t, Eigen::Index point) {
-  std::vector<std::vector<double>> out;
-  for (const auto& o : t.outputs) out.emplace_back(o.col(point).data(), o.col(point).data() + o.rows());
-  return out;
 }
 
 }  // namespace
