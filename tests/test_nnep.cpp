@@ -9,6 +9,7 @@
 
 #include "datasets/src/synthetic.hpp"
 #include "methods/core/rng.hpp"
+#include "methods/nnep/lower_update.hpp"
 #include "methods/nnep/nnep.hpp"
 #include "methods/nnep/output_site.hpp"
 #include "methods/registry.hpp"
@@ -182,6 +183,33 @@ TEST_CASE("damped output-weight site (57)-(59) keeps the mean of the rank-two si
     // damping 1 returns the matched site
     const OutputSite undamped = damped_output_site(alpha_old, beta_old, matched, cavity, 1.0, eta);
     CHECK((undamped.alpha - matched.alpha).norm() == 0.0);
+  }
+}
+
+TEST_CASE("the sweep's fused rank-one update and product on the lower triangle equal the full ones", "[nnep]") {
+  Rng rng(17);
+  for (const Eigen::Index size : {1, 3, 4, 5, 8, 14, 101}) {
+    const Eigen::MatrixXd cov = random_spd(size, rng);
+    const Eigen::VectorXd a = random_vector(size, rng), x = random_vector(size, rng);
+    const double scale = 0.37;
+    const Eigen::MatrixXd expected = cov - scale * a * a.transpose();
+    const Eigen::VectorXd expected_product = expected * x;
+    Eigen::MatrixXd updated = cov;
+    Eigen::VectorXd product(size);
+    lower_update_times(updated, a.data(), scale, x.data(), product.data());
+    const Eigen::MatrixXd lower = updated.triangularView<Eigen::Lower>();
+    CHECK((lower - Eigen::MatrixXd(expected.triangularView<Eigen::Lower>())).norm() < 1e-14 * expected.norm());
+    CHECK(Eigen::MatrixXd(updated.triangularView<Eigen::StrictlyUpper>()) ==
+          Eigen::MatrixXd(cov.triangularView<Eigen::StrictlyUpper>()));  // left for mirror_lower
+    CHECK((product - expected_product).norm() < 1e-13 * expected.norm() * x.norm());
+    mirror_lower(updated);
+    CHECK(updated == updated.transpose());
+    CHECK((updated - expected).norm() < 1e-14 * expected.norm());
+    // scale 0: a product only, the matrix bit for bit as it was
+    Eigen::MatrixXd unchanged = updated;
+    lower_update_times(unchanged, a.data(), 0.0, x.data(), product.data());
+    CHECK(unchanged == updated);
+    CHECK((product - updated * x).norm() < 1e-13 * updated.norm() * x.norm());
   }
 }
 

@@ -6,10 +6,6 @@
 
 namespace bnn::nnep {
 
-double Activation::value(double h) const {
-  return linear ? h : std::erf(h / std::numbers::sqrt2) / std::sqrt(static_cast<double>(units));
-}
-
 double Activation::mean(double m, double v) const {
   if (linear) return m;
   // E erf(h / sqrt 2) = 2 Phi(m / sqrt(1 + V)) - 1

@@ -2,12 +2,17 @@
 // Hidden-unit activation of NN-EP (eq. (2)): g(h) = erf(h / sqrt 2) / sqrt K, or the identity for
 // units declared linear (the paper's case 1 gives unit 1 a linear activation), and its mean and
 // variance under h ~ N(m, V) (Appendix B).
+#include <cmath>
+#include <numbers>
+
 namespace bnn::nnep {
 
 struct Activation {
   int units = 1;        // K, the scale 1/sqrt(K) of the erf units
   bool linear = false;  // g(h) = h
-  double value(double h) const;
+  double value(double h) const {  // inline: the quadrature of (49) calls it at every node
+    return linear ? h : std::erf(h / std::numbers::sqrt2) / std::sqrt(static_cast<double>(units));
+  }
   double mean(double m, double v) const;      // E g(h), analytic
   double variance(double m, double v) const;  // Var g(h), the 1-D integral after (46)
 };

@@ -37,12 +37,11 @@ bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean
   const double likelihood_width = std::sqrt(noise) / (std::abs(v_k) * slope + 1e-12);
   const double mg_k = t.expected_activation[k];
   const double vg_without_k = vg_term - t.activation_variance[k] * (sigma_kk + v_k * v_k);
-  // log N(y | m_f(h), V_f(h) + noise), eq. (46) with [m_g]_k = g(h), [V_g]_k = 0
-  const auto log_likelihood = [&](double h) {
+  // The mean and variance of f given h, eq. (46) with [m_g]_k = g(h), [V_g]_k = 0.
+  const auto latent_given_h = [&](double h, double& f_mean, double& f_var) {
     const double dg = activation.value(h) - mg_k;
-    const double f_mean = t.latent_mean + v_k * dg;
-    const double f_var = std::max(mg_sigma_mg + 2.0 * dg * sigma_mg[k] + dg * dg * sigma_kk + vg_without_k, 0.0);
-    return log_normal(y, f_mean, f_var + noise);
+    f_mean = t.latent_mean + v_k * dg;
+    f_var = std::max(mg_sigma_mg + 2.0 * dg * sigma_mg[k] + dg * dg * sigma_kk + vg_without_k, 0.0);
   };
   constexpr double kSaturation = 8.5;
   double lo = cavity_mean - 7.0 * sd, hi = cavity_mean + 7.0 * sd;
@@ -50,9 +49,13 @@ bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean
   const bool upper_tail = !activation.linear && hi > kSaturation;
   if (lower_tail) lo = std::min(-kSaturation, hi);
   if (upper_tail) hi = std::max(kSaturation, lo);
-  std::vector<double>& log_mass = workspace.log_density;
+  // Node p's log mass is exponent[p] + log(scale[p]), its likelihood N(y | m_f, V) written as
+  // exp(-(log 2 pi + r^2 / V) / 2) times V^(-1/2): no logarithm per node.
+  std::vector<double>& exponent = workspace.exponents;
+  std::vector<double>& scale = workspace.scales;
   std::vector<double>& offset = workspace.offsets;
-  log_mass.clear();
+  exponent.clear();
+  scale.clear();
   offset.clear();
   if (hi > lo) {
     const double panel_limit = std::min({2.5 * sd, 2.0, 3.0 * likelihood_width});
@@ -68,7 +71,11 @@ bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean
         for (double sign : {-1.0, 1.0}) {
           const double h = centre + sign * 0.5 * width * abscissa[q];
           const double z = (h - cavity_mean) / sd;
-          log_mass.push_back(log_weight[q] + log_likelihood(h) - 0.5 * z * z);
+          double f_mean = 0.0, f_var = 0.0;
+          latent_given_h(h, f_mean, f_var);
+          const double r = y - f_mean, variance_y = f_var + noise;
+          exponent.push_back(log_weight[q] - 0.5 * (kLog2Pi + r * r / variance_y + z * z));
+          scale.push_back(1.0 / std::sqrt(variance_y));
           offset.push_back(h - cavity_mean);
         }
     }
@@ -82,16 +89,19 @@ bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean
     const double z = (edge - cavity_mean) / sd;
     const double log_p = side == 0 ? log_normal_cdf(z) : log_normal_cdf(-z);
     const double mills = std::exp(-0.5 * z * z - 0.5 * kLog2Pi - log_p);
-    tail_log_mass[side] = log_likelihood(edge) + std::log(sd) + 0.5 * kLog2Pi + log_p;
+    double f_mean = 0.0, f_var = 0.0;
+    latent_given_h(edge, f_mean, f_var);
+    tail_log_mass[side] = log_normal(y, f_mean, f_var + noise) + std::log(sd) + 0.5 * kLog2Pi + log_p;
     tail_first[side] = side == 0 ? -mills : mills;
     tail_second[side] = side == 0 ? 1.0 - z * mills : 1.0 + z * mills;
   }
+  // Shifted by the largest exponent; the scales, V^(-1/2) with V >= the noise, cannot overflow.
   double largest = std::max(tail_log_mass[0], tail_log_mass[1]);
-  for (double value : log_mass) largest = std::max(largest, value);
+  for (double value : exponent) largest = std::max(largest, value);
   if (!std::isfinite(largest)) return false;
   double mass = 0.0, first = 0.0, second = 0.0;
-  for (std::size_t p = 0; p < log_mass.size(); ++p) {
-    const double weight = std::exp(log_mass[p] - largest);
+  for (std::size_t p = 0; p < exponent.size(); ++p) {
+    const double weight = std::exp(exponent[p] - largest) * scale[p];
     mass += weight;
     first += weight * offset[p];
     second += weight * offset[p] * offset[p];
@@ -115,7 +125,8 @@ LikelihoodWorkspace::LikelihoodWorkspace(int units) : theta_rule(hermite_rule(kT
   result.activation_variance.resize(units + 1);
   result.h_mean.resize(units);
   result.h_variance.resize(units);
-  log_density.reserve(kMaxGridPoints);
+  exponents.reserve(kMaxGridPoints);
+  scales.reserve(kMaxGridPoints);
   offsets.reserve(kMaxGridPoints);
 }
 

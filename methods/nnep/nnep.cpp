@@ -11,6 +11,7 @@
 #include "ep_state.hpp"
 #include "gauss_hermite.hpp"
 #include "likelihood_tilted.hpp"
+#include "lower_update.hpp"
 #include "map_start.hpp"
 #include "marginal_likelihood.hpp"
 #include "methods/core/options.hpp"
@@ -93,98 +94,115 @@ struct SweepResult {
 
 // Lines 2-5 of Algorithm 1: cavities (39)-(41), tilted moments (45)-(54), site updates
 // (57)-(61) and, if sequential, rank-one updates of q(w_k) and q(theta). q(v) is not touched
-// (its parallel update follows the sweep).
-SweepResult likelihood_sweep(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Options& o,
+// (its parallel update follows the sweep). `inputs` holds the training inputs as columns.
+SweepResult likelihood_sweep(const Eigen::MatrixXd& inputs, const Eigen::VectorXd& y, const Options& o,
                              const std::vector<Activation>& activations, const SweepControl& control, Sites& sites,
                              Approximation& q, LikelihoodWorkspace& workspace) {
-  const Eigen::Index n = X.rows();
+  const Eigen::Index n = inputs.cols();
   const int K = o.hidden_units;
   const double eta = o.eta;
   SweepResult result;
-  Eigen::MatrixXd cov_x(X.cols(), K);
-  Eigen::VectorXd h_mean(K), h_var(K), cavity_mean(K), cavity_var(K);
+  // cov_x.col(k) = Sigma_k x_i; the rank-one update of site i computes Sigma_k x_{i+1} into
+  // next_cov_x on the way (lower_update.hpp). rank_one_scale[k] = 0: no update of Sigma_k.
+  Eigen::MatrixXd cov_x(inputs.rows(), K), next_cov_x(inputs.rows(), K);
+  Eigen::VectorXd h_mean(K), h_var(K), cavity_mean(K), cavity_var(K), rank_one_scale(K);
+  for (int k = 0; k < K && n > 0; ++k)
+    lower_update_times(q.w_cov[k], inputs.col(0).data(), 0.0, inputs.col(0).data(), cov_x.col(k).data());
   for (Eigen::Index i = 0; i < n; ++i) {
-    const auto x = X.row(i).transpose();
+    const auto x = inputs.col(i);
+    rank_one_scale.setZero();
     bool proper = true;
-    for (int k = 0; k < K && proper; ++k) {
-      cov_x.col(k).noalias() = q.w_cov[k] * x;
+    for (int k = 0; k < K; ++k) {
       h_var[k] = x.dot(cov_x.col(k));
       h_mean[k] = x.dot(q.w_mean[k]);
       const double precision = 1.0 / h_var[k] - eta * sites.tau(i, k);  // eq. (39)
-      proper = precision > 0.0 && h_var[k] > 0.0;
+      proper = proper && precision > 0.0 && h_var[k] > 0.0;
       cavity_var[k] = 1.0 / precision;
       cavity_mean[k] = cavity_var[k] * (h_mean[k] / h_var[k] - eta * sites.nu(i, k));
     }
-    const OutputCavity v_cavity =
-        output_cavity(q.v_mean, q.v_cov, sites.alpha.row(i).transpose(), sites.beta.row(i).transpose(), eta);
-    double theta_cavity_mean = control.fixed_theta, theta_cavity_var = 0.0;
-    if (control.learn_theta) {
-      const double precision = q.theta_tau - eta * sites.theta_tau[i];  // eq. (41)
-      proper = proper && precision > 0.0;
-      theta_cavity_var = 1.0 / precision;
-      theta_cavity_mean = theta_cavity_var * (q.theta_nu - eta * sites.theta_nu[i]);
-    }
-    if (!proper || !v_cavity.ok) {
-      ++result.skipped;
-      continue;
-    }
-    const TiltedMoments& tilted = site_tilted_moments(activations, cavity_mean, cavity_var, v_cavity, theta_cavity_mean,
-                                                     theta_cavity_var, control.learn_theta, y[i], eta,
-                                                     workspace);
-    if (!tilted.ok) {
-      ++result.skipped;
-      continue;
-    }
-    // eqs. (55)-(59): the output-weight site
-    const OutputSite matched = matched_output_site(tilted.expected_activation, v_cavity, tilted.a_hat, tilted.b_hat,
-                                                   y[i] - tilted.latent_mean, eta);
-    if (!matched.ok) {
-      ++result.skipped;
-      continue;
-    }
-    result.log_z_loo += tilted.log_normalizer;
-    if (tilted.a_hat < 0.0) ++result.negative_a;
-    if (control.damping_v > 0.0) {
-      const OutputSite damped = damped_output_site(sites.alpha.row(i).transpose(), sites.beta.row(i).transpose(),
-                                                   matched, v_cavity, control.damping_v, eta);
-      sites.alpha.row(i) = damped.alpha.transpose();
-      sites.beta.row(i) = damped.beta.transpose();
-    }
-    // eq. (60): the input-weight sites, with more damping when a variance grows (Appendix G)
-    for (int k = 0; k < K; ++k) {
-      const double tilted_var = tilted.h_variance[k], tilted_mean = tilted.h_mean[k];
-      result.max_mean_change = std::max(result.max_mean_change, std::abs(tilted_mean - h_mean[k]));
-      result.max_variance_change = std::max(result.max_variance_change, std::abs(tilted_var - h_var[k]) / h_var[k]);
-      if (control.damping_w <= 0.0 || k >= control.active_units) continue;
-      double delta_tau = (1.0 / tilted_var - 1.0 / h_var[k]) / eta;
-      double delta_nu = (tilted_mean / tilted_var - h_mean[k] / h_var[k]) / eta;
-      double delta = delta_tau < 0.0 ? 0.5 * control.damping_w : control.damping_w;
-      // keep q(w_k) positive definite: 1 + delta_tau V > 0 (Appendix G)
-      while (1.0 + delta * delta_tau * h_var[k] < 1e-3 && delta > 1e-6) delta *= 0.5;
-      delta_tau *= delta;
-      delta_nu *= delta;
-      sites.tau(i, k) += delta_tau;
-      sites.nu(i, k) += delta_nu;
-      if (control.sequential)
-        rank_one_update(q.w_cov[k], q.w_mean[k], cov_x.col(k), h_var[k], h_mean[k], delta_tau, delta_nu);
-    }
-    // eq. (61): the noise site, q(theta) updated at once
-    if (control.learn_theta && control.damping_theta > 0.0) {
-      const double q_var = 1.0 / q.theta_tau, q_mean = q.theta_nu / q.theta_tau;
-      const double delta_tau = control.damping_theta / eta * (1.0 / tilted.theta_variance - 1.0 / q_var);
-      const double delta_nu =
-          control.damping_theta / eta * (tilted.theta_mean / tilted.theta_variance - q_mean / q_var);
-      if (q.theta_tau + delta_tau > 0.0) {
-        sites.theta_tau[i] += delta_tau;
-        sites.theta_nu[i] += delta_nu;
-        q.theta_tau += delta_tau;
-        q.theta_nu += delta_nu;
+    // The rest of the site; `return` skips it (Appendix G).
+    const auto update_site = [&] {
+      const OutputCavity v_cavity =
+          output_cavity(q.v_mean, q.v_cov, sites.alpha.row(i).transpose(), sites.beta.row(i).transpose(), eta);
+      double theta_cavity_mean = control.fixed_theta, theta_cavity_var = 0.0;
+      if (control.learn_theta) {
+        const double precision = q.theta_tau - eta * sites.theta_tau[i];  // eq. (41)
+        proper = proper && precision > 0.0;
+        theta_cavity_var = 1.0 / precision;
+        theta_cavity_mean = theta_cavity_var * (q.theta_nu - eta * sites.theta_nu[i]);
       }
-    }
+      if (!proper || !v_cavity.ok) {
+        ++result.skipped;
+        return;
+      }
+      const TiltedMoments& tilted = site_tilted_moments(activations, cavity_mean, cavity_var, v_cavity, theta_cavity_mean,
+                                                       theta_cavity_var, control.learn_theta, y[i], eta,
+                                                       workspace);
+      if (!tilted.ok) {
+        ++result.skipped;
+        return;
+      }
+      // eqs. (55)-(59): the output-weight site
+      const OutputSite matched = matched_output_site(tilted.expected_activation, v_cavity, tilted.a_hat, tilted.b_hat,
+                                                     y[i] - tilted.latent_mean, eta);
+      if (!matched.ok) {
+        ++result.skipped;
+        return;
+      }
+      result.log_z_loo += tilted.log_normalizer;
+      if (tilted.a_hat < 0.0) ++result.negative_a;
+      if (control.damping_v > 0.0) {
+        const OutputSite damped = damped_output_site(sites.alpha.row(i).transpose(), sites.beta.row(i).transpose(),
+                                                     matched, v_cavity, control.damping_v, eta);
+        sites.alpha.row(i) = damped.alpha.transpose();
+        sites.beta.row(i) = damped.beta.transpose();
+      }
+      // eq. (60): the input-weight sites, with more damping when a variance grows (Appendix G)
+      for (int k = 0; k < K; ++k) {
+        const double tilted_var = tilted.h_variance[k], tilted_mean = tilted.h_mean[k];
+        result.max_mean_change = std::max(result.max_mean_change, std::abs(tilted_mean - h_mean[k]));
+        result.max_variance_change = std::max(result.max_variance_change, std::abs(tilted_var - h_var[k]) / h_var[k]);
+        if (control.damping_w <= 0.0 || k >= control.active_units) continue;
+        double delta_tau = (1.0 / tilted_var - 1.0 / h_var[k]) / eta;
+        double delta_nu = (tilted_mean / tilted_var - h_mean[k] / h_var[k]) / eta;
+        double delta = delta_tau < 0.0 ? 0.5 * control.damping_w : control.damping_w;
+        // keep q(w_k) positive definite: 1 + delta_tau V > 0 (Appendix G)
+        while (1.0 + delta * delta_tau * h_var[k] < 1e-3 && delta > 1e-6) delta *= 0.5;
+        delta_tau *= delta;
+        delta_nu *= delta;
+        sites.tau(i, k) += delta_tau;
+        sites.nu(i, k) += delta_nu;
+        if (control.sequential) {  // Sherman-Morrison: the mean now, Sigma_k after the site
+          const double s = 1.0 + delta_tau * h_var[k];
+          q.w_mean[k] += cov_x.col(k) * ((delta_nu - delta_tau * h_mean[k]) / s);
+          rank_one_scale[k] = delta_tau / s;
+        }
+      }
+      // eq. (61): the noise site, q(theta) updated at once
+      if (control.learn_theta && control.damping_theta > 0.0) {
+        const double q_var = 1.0 / q.theta_tau, q_mean = q.theta_nu / q.theta_tau;
+        const double delta_tau = control.damping_theta / eta * (1.0 / tilted.theta_variance - 1.0 / q_var);
+        const double delta_nu =
+            control.damping_theta / eta * (tilted.theta_mean / tilted.theta_variance - q_mean / q_var);
+        if (q.theta_tau + delta_tau > 0.0) {
+          sites.theta_tau[i] += delta_tau;
+          sites.theta_nu[i] += delta_nu;
+          q.theta_tau += delta_tau;
+          q.theta_nu += delta_nu;
+        }
+      }
+    };
+    update_site();
+    // Sigma_k -= scale a a' with a = Sigma_k x_i, and Sigma_k x_{i+1} for the next site (the
+    // last site multiplies by its own x, unused).
+    const auto x_next = inputs.col(i + 1 < n ? i + 1 : i);
+    for (int k = 0; k < K; ++k)
+      lower_update_times(q.w_cov[k], cov_x.col(k).data(), rank_one_scale[k], x_next.data(), next_cov_x.col(k).data());
+    cov_x.swap(next_cov_x);
   }
+  for (int k = 0; k < K; ++k) mirror_lower(q.w_cov[k]);
   return result;
 }
-
 
 }  // namespace
 
@@ -269,6 +287,7 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
   const int K = o.hidden_units;
   Eigen::MatrixXd X(n, d);
   X << train.X, Eigen::VectorXd::Ones(n);
+  const Eigen::MatrixXd inputs = X.transpose();  // x_i as contiguous columns for the sweeps
   const Eigen::VectorXd& y = train.y;
 
   // Section 3.5.3: zero likelihood sites, N(0, 0.5) input-weight sites (N(0, 2^2) for biases),
@@ -327,7 +346,7 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
     control.sequential = o.sequential;
     control.active_units = o.unit_schedule > 0 ? std::min(K, 1 + (iteration - 1) / o.unit_schedule) : K;
     const Sites before = o.sequential ? Sites{} : sites;
-    last = likelihood_sweep(X, y, o, activations, control, sites, q, workspace);
+    last = likelihood_sweep(inputs, y, o, activations, control, sites, q, workspace);
     skipped += last.skipped;
     negative_a += last.negative_a;
     // line 6 (parallel) or, every 10th sweep, a re-synchronization of the rank-one updates
