@@ -1,5 +1,6 @@
 // Tests of the experiment layer: metrics, specs, plans and seeds, the runner, the results
 // store, reference numbers and report aggregation.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
@@ -448,6 +449,37 @@ TEST_CASE("runner: failures are recorded per job, results do not depend on threa
     const RunSummary again = run_plan(spec, plan, store, options);
     CHECK(again.already_done == 2);
     CHECK(again.ran == 1);
+    // --rerun runs the finished jobs too, and their new results replace the old ones.
+    // Split 2 fails whatever is stored for it: a finished result stored under its key (as if
+    // an earlier code version had fitted it) stays.
+    const Job& split2 = *std::find_if(plan.jobs.begin(), plan.jobs.end(), [](const Job& j) { return j.key.split == 2; });
+    JobRecord finished_before;
+    finished_before.key = split2.key;
+    finished_before.method = "linear";
+    finished_before.status = "ok";
+    finished_before.evaluations = {Evaluation{}};
+    finished_before.evaluations[0].metrics = {{"rmse", 42.0}};
+    CHECK(store.record(finished_before));
+    options.rerun = true;
+    const RunSummary rerun = run_plan(spec, plan, store, options);
+    CHECK(rerun.already_done == 0);
+    CHECK(rerun.ran == 3);
+    CHECK(rerun.failed == 1);
+    CHECK(rerun.kept == 1);
+    const auto rerun_jobs = store.jobs(spec.name, false);
+    REQUIRE(rerun_jobs.size() == 3);
+    const long rerun_id = store.runs(spec.name).back().run_id;
+    for (const auto& j : rerun_jobs) {
+      REQUIRE(j.status == "ok");
+      if (j.key.split == 2) {
+        CHECK(j.evaluations.at(0).metrics.at("rmse") == 42.0);
+        continue;
+      }
+      CHECK(j.run_id == rerun_id);
+      auto metrics = j.evaluations.at(0).metrics;
+      metrics.erase("fit_seconds");
+      CHECK(metrics == by_threads[threads - 1][j.key.split]);
+    }
   }
   CHECK(by_threads[0] == by_threads[1]);  // bit-identical
 }
@@ -690,6 +722,37 @@ TEST_CASE("store: round trip, replacement of failures, merge", "[store]") {
   CHECK(fs::file_size(empty_dir + "/bnnbench.sqlite") == 0);
   CHECK_THROWS_WITH(ResultsStore(scratch("empty") + "/none", ResultsStore::Access::read_only),
                     Catch::Contains("no results store"));
+}
+
+TEST_CASE("store: a failed attempt never replaces a finished job", "[store]") {
+  ResultsStore store(scratch("store_keep_finished"));
+  JobRecord job;
+  job.key = {"exp", "yacht", "pbp", "h1", 0};
+  job.method = "pbp";
+  job.status = "ok";
+  Evaluation e;
+  e.metrics = {{"rmse", 1.5}};
+  e.points.log_density = {-1.25};
+  e.test_rows = {3};
+  job.evaluations = {e};
+  CHECK(store.record(job));
+  JobRecord failed = job;
+  failed.status = "failed";
+  failed.error = "diverged";
+  failed.evaluations[0].metrics = {{"rmse", 99.0}};
+  CHECK_FALSE(store.record(failed));
+  auto jobs = store.jobs("exp", true);
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].status == "ok");
+  CHECK(jobs[0].error.empty());
+  CHECK(jobs[0].evaluations.at(0).metrics.at("rmse") == 1.5);
+  CHECK(jobs[0].evaluations.at(0).points.log_density == std::vector<double>{-1.25});
+  // a finished attempt does replace a finished one
+  job.evaluations[0].metrics = {{"rmse", 1.75}};
+  CHECK(store.record(job));
+  jobs = store.jobs("exp", true);
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].evaluations.at(0).metrics.at("rmse") == 1.75);
 }
 
 TEST_CASE("store merge: a finished job replaces a failed one, never the reverse", "[store]") {

@@ -19,7 +19,7 @@ namespace bnn::cli {
 namespace {
 
 // `run --dry-run`: one Markdown row per data set and method label.
-std::string dry_run_table(const std::vector<exp::PlanStatus>& rows, const std::string& results) {
+std::string dry_run_table(const std::vector<exp::PlanStatus>& rows, const std::string& results, bool rerun) {
   std::ostringstream out;
   out << "| data set | method | jobs | done | done (older options) | failed before | not run | wall time per finished job |\n"
       << "|---|---|---|---|---|---|---|---|\n";
@@ -29,9 +29,10 @@ std::string dry_run_table(const std::vector<exp::PlanStatus>& rows, const std::s
     out << "| " << r.dataset << " | " << r.method_label << " | " << r.planned << " | " << r.done << " | "
         << r.done_older << " | " << r.retry << " | " << r.fresh << " | "
         << (finished > 0 ? exp::format_duration(r.seconds / static_cast<double>(finished)) : "—") << " |\n";
-    to_run += r.retry + r.fresh;
+    to_run += r.retry + r.fresh + (rerun ? finished : 0);
   }
-  out << "\n" << to_run << " job(s) would run; results store " << results << "\n";
+  out << "\n" << to_run << " job(s) would run" << (rerun ? " (--rerun: the finished ones again)" : "")
+      << "; results store " << results << "\n";
   return out.str();
 }
 
@@ -42,7 +43,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
   std::string experiment, results, shard = "1/1", format = "md";
   JobFilterOptions filter;
   int threads = omp_get_max_threads();
-  bool no_report = false, quiet = false, dry_run = false;
+  bool no_report = false, quiet = false, dry_run = false, rerun = false;
   po::options_description options("bnnbench run options");
   options.add_options()
       ("experiment", po::value(&experiment), "experiment name (see `bnnbench list experiments`) or spec file");
@@ -55,11 +56,14 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
       ("no-report", po::bool_switch(&no_report), "do not print the report at the end")
       ("quiet,q", po::bool_switch(&quiet), "no progress output")
       ("dry-run,n", po::bool_switch(&dry_run),
-       "run nothing: list per data set and method what is finished and what a run would do");
+       "run nothing: list per data set and method what is finished and what a run would do")
+      ("rerun", po::bool_switch(&rerun),
+       "run the selected jobs even if finished (after a code change, say): each new result "
+       "replaces the finished one, and a rerun that fails keeps it");
   if (common.parse_or_help(args, options, "experiment",
                            "usage: bnnbench run EXPERIMENT [options]\n\nRuns every job (data set x method x split) that is not finished yet in the results\n"
                            "store, in parallel, then prints the report. Rerunning resumes; finished jobs are skipped\n"
-                           "(--dry-run shows which)."))
+                           "(--dry-run shows which) unless --rerun is given."))
     return 0;
   if (experiment.empty()) throw po::error("missing EXPERIMENT");
   check_threads(threads);
@@ -87,11 +91,12 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
             ? exp::ResultsStore(results, exp::ResultsStore::Access::read_only).jobs(spec.name, false)
             : std::vector<exp::JobRecord>{};
     std::cout << dry_run_table(exp::plan_status(exp::shard_jobs(plan.jobs, run.shard_index, run.shard_count), stored),
-                               results);
+                               results, rerun);
     return 0;
   }
   run.progress_bar = stderr_is_terminal();
   run.quiet = quiet;
+  run.rerun = rerun;
   run.command_line = command_line;
   exp::ResultsStore store(results);
   if (!quiet)
@@ -100,7 +105,10 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
   const exp::RunSummary summary = exp::run_plan(spec, plan, store, run);
   if (!quiet)
     std::cerr << spec.name << ": ran " << summary.ran << " job(s) in " << exp::format_duration(summary.wall_seconds)
-              << " (" << summary.failed << " failed), " << summary.already_done << " already done\n";
+              << " (" << summary.failed << " failed), " << summary.already_done << " already done"
+              << (summary.kept > 0 ? ", " + std::to_string(summary.kept) + " failed rerun(s) kept the finished result"
+                                   : std::string())
+              << "\n";
   for (const auto& e : summary.store_errors) std::cerr << "error: could not store " << e << "\n";
   if (!no_report) {
     const auto references = exp::load_reference(spec, registry);

@@ -177,7 +177,7 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   const std::vector<const JobRecord*> records = stored_records(share, stored);
   std::vector<const Job*> pending;
   for (std::size_t j = 0; j < share.size(); ++j) {
-    if (records[j] && records[j]->status == "ok") ++summary.already_done;
+    if (records[j] && records[j]->status == "ok" && !options.rerun) ++summary.already_done;
     else pending.push_back(&share[j]);
   }
   pending = largest_first(plan, std::move(pending));
@@ -194,7 +194,7 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   run.jobs_planned = static_cast<long>(pending.size());
   run.run_id = store.begin_run(run);
 
-  long ran = 0, failed = 0;
+  long ran = 0, failed = 0, kept = 0;
   std::vector<std::string> store_errors;
   const auto count = static_cast<long>(pending.size());
   // A lone job gets every thread (the outer team of one is inactive, so the job's own
@@ -206,7 +206,7 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   std::vector<JobCost> costs;
   for (const Job* job : pending) costs.push_back({job->key.method_label, job_size(plan, *job)});
   Progress progress(std::move(costs), workers, options.progress_bar);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(workers) reduction(+ : ran, failed)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(workers) reduction(+ : ran, failed, kept)
   for (long i = 0; i < count; ++i) {
     const Job& job = *pending[static_cast<std::size_t>(i)];
     if (!options.quiet) progress.job_started(static_cast<std::size_t>(i));
@@ -215,7 +215,7 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
     ++ran;
     if (rec.status != "ok") ++failed;
     try {
-      store.record(rec);
+      if (!store.record(rec)) ++kept;
     } catch (const std::exception& ex) {
 #pragma omp critical(bnn_store_errors)
       store_errors.push_back(job.key.describe() + ": " + ex.what());
@@ -227,6 +227,7 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   if (!options.quiet) progress.finish();
   summary.ran = ran;
   summary.failed = failed;
+  summary.kept = kept;
   summary.store_errors = std::move(store_errors);
   summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   run.finished_at = utc_now();

@@ -18,6 +18,9 @@ struct RunOptions {
   int shard_count = 1;
   bool progress_bar = false;  // a bar on a terminal, log lines otherwise
   bool quiet = false;
+  // Run finished jobs again too, each new result replacing the finished one; a rerun that
+  // fails is reported and the finished result kept (ResultsStore::record).
+  bool rerun = false;
   std::string command_line;
 };
 
@@ -26,6 +29,7 @@ struct RunSummary {
   long already_done = 0;   // skipped: finished in an earlier run (see selection.hpp)
   long ran = 0;
   long failed = 0;
+  long kept = 0;           // failed reruns: the finished result stays in the store
   std::vector<std::string> store_errors;
   double wall_seconds = 0.0;
 };

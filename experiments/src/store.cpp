@@ -244,11 +244,22 @@ void ResultsStore::exec(const std::string& sql) {
   }
 }
 
-void ResultsStore::record(const JobRecord& job) {
+bool ResultsStore::record(const JobRecord& job) {
   std::lock_guard lock(mutex_);
   exec("BEGIN IMMEDIATE");
   try {
     const std::string where = std::string(" WHERE (") + kKeyColumns + ") = (?1, ?2, ?3, ?4, ?5)";
+    if (job.status != "ok") {
+      bool finished_before = false;
+      {
+        Statement finished(db_, "SELECT 1 FROM jobs" + where + " AND status = 'ok'", path_);
+        finished_before = finished.bind_key(job.key).step();
+      }
+      if (finished_before) {
+        exec("COMMIT");
+        return false;
+      }
+    }
     for (const char* table : {"metrics", "points", "grid"}) {
       Statement del(db_, std::string("DELETE FROM ") + table + where, path_);
       del.bind_key(job.key).run();
@@ -292,6 +303,7 @@ void ResultsStore::record(const JobRecord& job) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
   }
+  return true;
 }
 
 std::vector<std::pair<JobKey, GridPredictions>> ResultsStore::grids(const std::string& experiment) {

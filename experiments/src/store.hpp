@@ -1,7 +1,8 @@
 #pragma once
 // The results store: one SQLite database per results directory (bnnbench.sqlite).
 // A job's row, its metrics and its per-test-point arrays are written in one transaction, so
-// a process killed at any moment loses no finished job; rerunning skips finished jobs.
+// a process killed at any moment loses no finished job; rerunning skips finished jobs, and a
+// failure never overwrites a finished job.
 //
 // Tables (query them with sqlite3 directly if you like):
 //   jobs(experiment, dataset, method_label, config_hash, split, method, config, seed, status,
@@ -95,8 +96,10 @@ class ResultsStore {
   ResultsStore& operator=(const ResultsStore&) = delete;
 
   const std::string& path() const { return path_; }
-  // Writes a job atomically (replacing an earlier failed attempt). Thread-safe.
-  void record(const JobRecord& job);
+  // Writes a job atomically, replacing an earlier attempt, except that a failed attempt never
+  // replaces a finished job (`run --rerun`): then nothing is written and the result is false.
+  // Thread-safe.
+  bool record(const JobRecord& job);
   std::vector<JobRecord> jobs(const std::string& experiment, bool with_points);
   // Finished jobs' grid predictions, in job order.
   std::vector<std::pair<JobKey, GridPredictions>> grids(const std::string& experiment);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A run killed with SIGKILL loses no finished job; the next run completes the rest and every
-# job ends up done exactly once.
+# job ends up done exactly once; --rerun runs finished jobs again.
 source "$(dirname "$0")/lib.sh"
 "$BNNBENCH" datasets fetch --from "$MIRROR" protein 2>/dev/null
 cat > "$work/resume.toml" <<'TOML'
@@ -33,4 +33,12 @@ grep -q "ran $((120 - before)) job(s)" <<<"$out" || fail "resumed run did not ru
 [ "$(count_ok)" -eq 120 ] || fail "expected 120 finished jobs, found $(count_ok)"
 dups=$("$BNNBENCH" report "$work/resume.toml" --results "$results" --format splits | grep ',rmse,' | cut -d, -f1-4 | sort | uniq -d | wc -l)
 [ "$dups" -eq 0 ] || fail "$dups jobs stored more than once"
-echo "resume: killed after $before of 120 jobs; the rerun finished the other $((120 - before))"
+# --rerun runs finished jobs again (here 5 of them), replacing each with the same numbers.
+before_rerun=$(splits_without_time "$work/resume.toml" --results "$results")
+dry=$("$BNNBENCH" run "$work/resume.toml" --rerun --splits 0-4 --dry-run --results "$results" 2>/dev/null)
+grep -q "^5 job(s) would run (--rerun" <<<"$dry" || fail "rerun dry run: $dry"
+out=$("$BNNBENCH" run "$work/resume.toml" --rerun --splits 0-4 --threads 2 --no-report --results "$results" 2>&1 | tail -1)
+grep -q "ran 5 job(s)" <<<"$out" || fail "--rerun did not rerun the 5 selected jobs: $out"
+[ "$(splits_without_time "$work/resume.toml" --results "$results")" = "$before_rerun" ] || fail "--rerun changed the numbers"
+[ "$(count_ok)" -eq 120 ] || fail "expected 120 finished jobs after --rerun, found $(count_ok)"
+echo "resume: killed after $before of 120 jobs; the rerun finished the other $((120 - before)); --rerun reproduced 5"
