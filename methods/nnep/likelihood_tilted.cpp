@@ -50,13 +50,12 @@ bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean
   if (lower_tail) lo = std::min(-kSaturation, hi);
   if (upper_tail) hi = std::max(kSaturation, lo);
   // Node p's log mass is exponent[p] + log(scale[p]), its likelihood N(y | m_f, V) written as
-  // exp(-(log 2 pi + r^2 / V) / 2) times V^(-1/2): no logarithm per node.
-  std::vector<double>& exponent = workspace.exponents;
-  std::vector<double>& scale = workspace.scales;
-  std::vector<double>& offset = workspace.offsets;
-  exponent.clear();
-  scale.clear();
-  offset.clear();
+  // exp(-(log 2 pi + r^2 / V) / 2) times V^(-1/2): no logarithm per node. In passes, so that
+  // the arithmetic between the erf and exp calls is vectorized.
+  std::vector<double>& offset = workspace.offsets;     // h - cavity mean
+  std::vector<double>& exponent = workspace.exponents;  // log quadrature weight first
+  std::vector<double>& scale = workspace.scales;        // g(h) first
+  std::size_t nodes = 0;
   if (hi > lo) {
     const double panel_limit = std::min({2.5 * sd, 2.0, 3.0 * likelihood_width});
     const int panels = std::clamp(static_cast<int>(std::ceil((hi - lo) / panel_limit)), 1, kMaxGridPoints / 8);
@@ -65,19 +64,36 @@ bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean
     const auto& weights = Legendre::weights();
     std::array<double, 4> log_weight{};  // the 8-point rule stores 4 abscissas (+-)
     for (std::size_t q = 0; q < abscissa.size(); ++q) log_weight[q] = std::log(0.5 * width * weights[q]);
+    nodes = static_cast<std::size_t>(panels) * 8;
+    offset.resize(nodes);
+    exponent.resize(nodes);
+    scale.resize(nodes);
+    std::size_t n = 0;
     for (int p = 0; p < panels; ++p) {
       const double centre = lo + (p + 0.5) * width;
       for (std::size_t q = 0; q < abscissa.size(); ++q)
         for (double sign : {-1.0, 1.0}) {
           const double h = centre + sign * 0.5 * width * abscissa[q];
-          const double z = (h - cavity_mean) / sd;
-          double f_mean = 0.0, f_var = 0.0;
-          latent_given_h(h, f_mean, f_var);
-          const double r = y - f_mean, variance_y = f_var + noise;
-          exponent.push_back(log_weight[q] - 0.5 * (kLog2Pi + r * r / variance_y + z * z));
-          scale.push_back(1.0 / std::sqrt(variance_y));
-          offset.push_back(h - cavity_mean);
+          offset[n] = h - cavity_mean;
+          exponent[n] = log_weight[q];
+          scale[n] = activation.value(h);
+          ++n;
         }
+    }
+    double* offset_data = offset.data();
+    double* exponent_data = exponent.data();
+    double* scale_data = scale.data();
+    const double latent_mean = t.latent_mean, sigma_mg_k = sigma_mg[k];
+#pragma omp simd
+    for (std::size_t i = 0; i < nodes; ++i) {
+      // eq. (46) with [m_g]_k = g(h), [V_g]_k = 0 (latent_given_h)
+      const double dg = scale_data[i] - mg_k;
+      const double f_mean = latent_mean + v_k * dg;
+      const double f_var = std::max(mg_sigma_mg + 2.0 * dg * sigma_mg_k + dg * dg * sigma_kk + vg_without_k, 0.0);
+      const double z = offset_data[i] / sd;
+      const double r = y - f_mean, variance_y = f_var + noise;
+      exponent_data[i] = exponent_data[i] - 0.5 * (kLog2Pi + r * r / variance_y + z * z);
+      scale_data[i] = 1.0 / std::sqrt(variance_y);
     }
   }
   // tails: log of L(+-8.5) sd sqrt(2 pi) P(tail), and E[Z], E[Z^2] of the truncated standard normal
@@ -97,10 +113,10 @@ bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean
   }
   // Shifted by the largest exponent; the scales, V^(-1/2) with V >= the noise, cannot overflow.
   double largest = std::max(tail_log_mass[0], tail_log_mass[1]);
-  for (double value : exponent) largest = std::max(largest, value);
+  for (std::size_t p = 0; p < nodes; ++p) largest = std::max(largest, exponent[p]);
   if (!std::isfinite(largest)) return false;
   double mass = 0.0, first = 0.0, second = 0.0;
-  for (std::size_t p = 0; p < exponent.size(); ++p) {
+  for (std::size_t p = 0; p < nodes; ++p) {
     const double weight = std::exp(exponent[p] - largest) * scale[p];
     mass += weight;
     first += weight * offset[p];
