@@ -37,11 +37,12 @@ bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean
   const double likelihood_width = std::sqrt(noise) / (std::abs(v_k) * slope + 1e-12);
   const double mg_k = t.expected_activation[k];
   const double vg_without_k = vg_term - t.activation_variance[k] * (sigma_kk + v_k * v_k);
-  // The mean and variance of f given h, eq. (46) with [m_g]_k = g(h), [V_g]_k = 0.
-  const auto latent_given_h = [&](double h, double& f_mean, double& f_var) {
-    const double dg = activation.value(h) - mg_k;
-    f_mean = t.latent_mean + v_k * dg;
-    f_var = std::max(mg_sigma_mg + 2.0 * dg * sigma_mg[k] + dg * dg * sigma_kk + vg_without_k, 0.0);
+  // The mean and variance of f given g = g(h), eq. (46) with [m_g]_k = g(h), [V_g]_k = 0.
+  const double latent_mean = t.latent_mean, sigma_mg_k = sigma_mg[k];
+  const auto latent_given_g = [=](double g, double& f_mean, double& f_var) {
+    const double dg = g - mg_k;
+    f_mean = latent_mean + v_k * dg;
+    f_var = std::max(mg_sigma_mg + 2.0 * dg * sigma_mg_k + dg * dg * sigma_kk + vg_without_k, 0.0);
   };
   constexpr double kSaturation = 8.5;
   double lo = cavity_mean - 7.0 * sd, hi = cavity_mean + 7.0 * sd;
@@ -52,9 +53,10 @@ bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean
   // Node p's log mass is exponent[p] + log(scale[p]), its likelihood N(y | m_f, V) written as
   // exp(-(log 2 pi + r^2 / V) / 2) times V^(-1/2): no logarithm per node. In passes, so that
   // the arithmetic between the erf and exp calls is vectorized.
-  std::vector<double>& offset = workspace.offsets;     // h - cavity mean
-  std::vector<double>& exponent = workspace.exponents;  // log quadrature weight first
-  std::vector<double>& scale = workspace.scales;        // g(h) first
+  std::vector<double>& offset = workspace.offsets;  // h - cavity mean
+  std::vector<double>& activation_value = workspace.activations;  // g(h)
+  std::vector<double>& exponent = workspace.exponents;
+  std::vector<double>& scale = workspace.scales;
   std::size_t nodes = 0;
   if (hi > lo) {
     const double panel_limit = std::min({2.5 * sd, 2.0, 3.0 * likelihood_width});
@@ -65,9 +67,7 @@ bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean
     std::array<double, 4> log_weight{};  // the 8-point rule stores 4 abscissas (+-)
     for (std::size_t q = 0; q < abscissa.size(); ++q) log_weight[q] = std::log(0.5 * width * weights[q]);
     nodes = static_cast<std::size_t>(panels) * 8;
-    offset.resize(nodes);
-    exponent.resize(nodes);
-    scale.resize(nodes);
+    for (auto* buffer : {&offset, &activation_value, &exponent, &scale}) buffer->resize(nodes);
     std::size_t n = 0;
     for (int p = 0; p < panels; ++p) {
       const double centre = lo + (p + 0.5) * width;
@@ -76,23 +76,21 @@ bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean
           const double h = centre + sign * 0.5 * width * abscissa[q];
           offset[n] = h - cavity_mean;
           exponent[n] = log_weight[q];
-          scale[n] = activation.value(h);
+          activation_value[n] = activation.value(h);
           ++n;
         }
     }
-    double* offset_data = offset.data();
+    const double* offset_data = offset.data();
+    const double* activation_data = activation_value.data();
     double* exponent_data = exponent.data();
     double* scale_data = scale.data();
-    const double latent_mean = t.latent_mean, sigma_mg_k = sigma_mg[k];
 #pragma omp simd
     for (std::size_t i = 0; i < nodes; ++i) {
-      // eq. (46) with [m_g]_k = g(h), [V_g]_k = 0 (latent_given_h)
-      const double dg = scale_data[i] - mg_k;
-      const double f_mean = latent_mean + v_k * dg;
-      const double f_var = std::max(mg_sigma_mg + 2.0 * dg * sigma_mg_k + dg * dg * sigma_kk + vg_without_k, 0.0);
+      double f_mean = 0.0, f_var = 0.0;
+      latent_given_g(activation_data[i], f_mean, f_var);
       const double z = offset_data[i] / sd;
       const double r = y - f_mean, variance_y = f_var + noise;
-      exponent_data[i] = exponent_data[i] - 0.5 * (kLog2Pi + r * r / variance_y + z * z);
+      exponent_data[i] -= 0.5 * (kLog2Pi + r * r / variance_y + z * z);
       scale_data[i] = 1.0 / std::sqrt(variance_y);
     }
   }
@@ -106,7 +104,7 @@ bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean
     const double log_p = side == 0 ? log_normal_cdf(z) : log_normal_cdf(-z);
     const double mills = std::exp(-0.5 * z * z - 0.5 * kLog2Pi - log_p);
     double f_mean = 0.0, f_var = 0.0;
-    latent_given_h(edge, f_mean, f_var);
+    latent_given_g(activation.value(edge), f_mean, f_var);
     tail_log_mass[side] = log_normal(y, f_mean, f_var + noise) + std::log(sd) + 0.5 * kLog2Pi + log_p;
     tail_first[side] = side == 0 ? -mills : mills;
     tail_second[side] = side == 0 ? 1.0 - z * mills : 1.0 + z * mills;
@@ -141,9 +139,7 @@ LikelihoodWorkspace::LikelihoodWorkspace(int units) : theta_rule(hermite_rule(kT
   result.activation_variance.resize(units + 1);
   result.h_mean.resize(units);
   result.h_variance.resize(units);
-  exponents.reserve(kMaxGridPoints);
-  scales.reserve(kMaxGridPoints);
-  offsets.reserve(kMaxGridPoints);
+  for (auto* buffer : {&offsets, &activations, &exponents, &scales}) buffer->reserve(kMaxGridPoints);
 }
 
 double log_fractional_normal(double y, double mean, double variance, double theta, double eta) {

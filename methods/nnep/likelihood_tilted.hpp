@@ -29,7 +29,7 @@ class LikelihoodWorkspace {
   explicit LikelihoodWorkspace(int units);
   TiltedMoments result;
   HermiteRule theta_rule;
-  std::vector<double> exponents, scales, offsets;  // quadrature buffers
+  std::vector<double> offsets, activations, exponents, scales;  // quadrature buffers
 };
 
 // `theta_variance` = 0 with `learn_theta` false means theta = theta_mean is known.
