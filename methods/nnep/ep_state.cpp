@@ -46,11 +46,17 @@ bool recompute_output_weights(const Sites& sites, double output_bias_variance, A
   return true;
 }
 
+double rank_one_update_mean(Eigen::VectorXd& mean, const Eigen::Ref<const Eigen::VectorXd>& cov_x, double variance,
+                            double current_mean, double delta_tau, double delta_nu) {
+  const double s = 1.0 + delta_tau * variance;
+  mean += cov_x * ((delta_nu - delta_tau * current_mean) / s);
+  return delta_tau / s;
+}
+
 void rank_one_update(Eigen::MatrixXd& cov, Eigen::VectorXd& mean, const Eigen::VectorXd& cov_x, double variance,
                      double current_mean, double delta_tau, double delta_nu) {
-  const double s = 1.0 + delta_tau * variance;
-  cov.noalias() -= (delta_tau / s) * cov_x * cov_x.transpose();
-  mean += cov_x * ((delta_nu - delta_tau * current_mean) / s);
+  const double scale = rank_one_update_mean(mean, cov_x, variance, current_mean, delta_tau, delta_nu);
+  cov.noalias() -= scale * cov_x * cov_x.transpose();
 }
 
 bool scalar_cavity(double mean, double variance, double site_tau, double site_nu, double eta, double& cavity_mean,

@@ -45,6 +45,10 @@ bool recompute_output_weights(const Sites& sites, double output_bias_variance, A
 // the negative log density; `cov_x` = cov x and `variance` = x' cov x before the update.
 void rank_one_update(Eigen::MatrixXd& cov, Eigen::VectorXd& mean, const Eigen::VectorXd& cov_x, double variance,
                      double current_mean, double delta_tau, double delta_nu);
+// Its mean part alone: updates `mean` and returns the c of cov -= c cov_x cov_x' (the likelihood
+// sweep applies that to the lower triangle later, lower_update.hpp).
+double rank_one_update_mean(Eigen::VectorXd& mean, const Eigen::Ref<const Eigen::VectorXd>& cov_x, double variance,
+                            double current_mean, double delta_tau, double delta_nu);
 // Cavity of a one-dimensional site with fraction eta: false if improper.
 bool scalar_cavity(double mean, double variance, double site_tau, double site_nu, double eta, double& cavity_mean,
                    double& cavity_variance);

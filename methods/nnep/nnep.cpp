@@ -172,11 +172,8 @@ SweepResult likelihood_sweep(const Eigen::MatrixXd& inputs, const Eigen::VectorX
         delta_nu *= delta;
         sites.tau(i, k) += delta_tau;
         sites.nu(i, k) += delta_nu;
-        if (control.sequential) {  // Sherman-Morrison: the mean now, Sigma_k after the site
-          const double s = 1.0 + delta_tau * h_var[k];
-          q.w_mean[k] += cov_x.col(k) * ((delta_nu - delta_tau * h_mean[k]) / s);
-          rank_one_scale[k] = delta_tau / s;
-        }
+        if (control.sequential)  // the mean now, Sigma_k after the site
+          rank_one_scale[k] = rank_one_update_mean(q.w_mean[k], cov_x.col(k), h_var[k], h_mean[k], delta_tau, delta_nu);
       }
       // eq. (61): the noise site, q(theta) updated at once
       if (control.learn_theta && control.damping_theta > 0.0) {
