@@ -2,9 +2,16 @@
 // timings do not, and the largest difference is the one reported.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <string>
+#include <vector>
 
+#include "experiments/src/csv.hpp"
+#include "experiments/src/report.hpp"
+#include "experiments/src/split_comparison.hpp"
 #include "experiments/src/verify.hpp"
 #include "test_helpers.hpp"
 
@@ -194,4 +201,108 @@ TEST_CASE("compare_report_tables: a rerun's table against a published one", "[ve
     CHECK(bnn::test::invalid_argument_message([&] { compare_report_tables(header, "", "pub.csv", 0.0); }) ==
           "pub.csv: the file is empty");
   }
+}
+
+TEST_CASE("split_csv_line and csv_field: commas and quotes survive a round trip", "[verify]") {
+  CHECK(split_csv_line("a,b,,c") == std::vector<std::string>{"a", "b", "", "c"});
+  CHECK(split_csv_line("") == std::vector<std::string>{""});
+  for (const std::string text : {"plain", "", "a,b", "say \"hi\"", "x;y=1,2", "\"", "line\nbreak"}) {
+    const std::string line = "left," + csv_field(text) + ",right";
+    CHECK(split_csv_line(line) == std::vector<std::string>{"left", text, "right"});
+  }
+  CHECK(csv_field("no quoting") == "no quoting");
+  CHECK(bnn::test::invalid_argument_message([] { split_csv_line("a,\"open"); }) == "unterminated quoted field");
+  for (const double v : {0.1, -2.5766666666666667, 1e-300, 3.0, std::nextafter(1.0, 2.0)})
+    CHECK(std::strtod(exact_number(v).c_str(), nullptr) == v);
+}
+
+TEST_CASE("compare_split_tables: a partial rerun against the committed run, job by job", "[verify]") {
+  const std::string header = "dataset,method,config_hash,split,status,metric,value\n";
+  const std::string published = header +
+                                "boston,pbp,aaaa,0,ok,rmse,3.0100000000000002\n"
+                                "boston,pbp,aaaa,0,ok,test_ll,-2.5760000000000001\n"
+                                "boston,pbp,aaaa,0,ok,fit_seconds,0.14999999999999999\n"
+                                "boston,pbp,aaaa,1,ok,rmse,2.8999999999999999\n"
+                                "boston,pbp,aaaa,2,ok,rmse,3.2000000000000002\n"
+                                "boston,vi,bbbb,0,ok,rmse,3.3700000000000001\n";
+  CHECK(is_split_table(published));
+  CHECK_FALSE(is_split_table("dataset,method,metric,value,se\n"));
+  SECTION("the same numbers, other timings, two splits rerun") {
+    const std::string ours = header +
+                             "boston,pbp,aaaa,0,ok,rmse,3.0100000000000002\n"
+                             "boston,pbp,aaaa,0,ok,test_ll,-2.5760000000000001\n"
+                             "boston,pbp,aaaa,0,ok,fit_seconds,0.5\n"
+                             "boston,pbp,aaaa,0,ok,crps,1.5\n"  // a metric the published run lacks
+                             "boston,pbp,aaaa,1,ok,rmse,2.8999999999999999\n"
+                             "boston,vi,cccc,0,ok,rmse,3.1000000000000001\n"   // another configuration
+                             "yacht,pbp,aaaa,0,ok,rmse,1.0\n";                 // not published
+    const SplitComparison c = compare_split_tables(ours, published, "splits.csv", 0.0);
+    CHECK(c.jobs_compared == 2);
+    CHECK(c.jobs_identical == 2);
+    CHECK(c.values_compared == 3);
+    CHECK(c.not_rerun == 2);
+    CHECK(c.other_configuration == 1);
+    CHECK(c.not_published == 2);
+    CHECK(c.differing.empty());
+  }
+  SECTION("a value one ulp away, a missing metric and a failed job differ") {
+    const std::string ours = header +
+                             "boston,pbp,aaaa,0,ok,rmse,3.0100000000000007\n"
+                             "boston,pbp,aaaa,0,ok,test_ll,-2.5760000000000001\n"
+                             "boston,pbp,aaaa,1,ok,test_ll,-1\n"  // rmse missing
+                             "boston,pbp,aaaa,2,failed,rmse,3.2000000000000002\n";
+    SplitComparison c = compare_split_tables(ours, published, "splits.csv", 0.0);
+    CHECK(c.jobs_compared == 3);
+    CHECK(c.jobs_differing == 3);
+    REQUIRE(c.differing.size() == 3);
+    CHECK(c.differing[0].metric == "rmse");
+    CHECK(c.differing[0].split == 0);
+    CHECK(c.differing[0].relative == Approx(5e-16 / 3.01).epsilon(0.5));
+    CHECK(c.differing[1].ours.empty());
+    CHECK(std::isinf(c.differing[1].relative));
+    CHECK(c.differing[2].metric == "status");
+    CHECK(c.differing[2].ours == "failed");
+    c = compare_split_tables(ours, published, "splits.csv", 1e-12);
+    CHECK(c.jobs_within == 1);
+    CHECK(c.jobs_differing == 2);
+  }
+  SECTION("malformed files name the file and line") {
+    CHECK(bnn::test::invalid_argument_message([&] { compare_split_tables(header, "a,b\n", "s.csv", 0.0); })
+              .find("s.csv, line 1: not a per-split table") == 0);
+    CHECK(bnn::test::invalid_argument_message(
+              [&] { compare_split_tables(header, header + "boston,pbp,aaaa,x,ok,rmse,1\n", "s.csv", 0.0); }) ==
+          "s.csv, line 2, column 4: split 'x' is not a non-negative integer");
+    CHECK(bnn::test::invalid_argument_message(
+              [&] { compare_split_tables(header, header + "boston,pbp,aaaa,0,ok,rmse,1e\n", "s.csv", 0.0); }) ==
+          "s.csv, line 2, column 7: non-numeric value '1e'");
+    CHECK(bnn::test::invalid_argument_message(
+              [&] { compare_split_tables(header, header + "boston,pbp,aaaa,0,ok,rmse\n", "s.csv", 0.0); }) ==
+          "s.csv, line 2: 6 fields, but a row has 7");
+    CHECK(bnn::test::invalid_argument_message([&] {
+            compare_split_tables(header, header + "boston,pbp,aaaa,0,ok,rmse,1\nboston,pbp,aaaa,0,ok,rmse,2\n",
+                                 "s.csv", 0.0);
+          }) == "s.csv, line 3: metric rmse appears twice for boston/pbp/split 0");
+    CHECK(bnn::test::invalid_argument_message([&] { compare_split_tables(header, "", "s.csv", 0.0); }) ==
+          "s.csv: the file is empty");
+  }
+}
+
+TEST_CASE("render_job_csv: one row per job, text fields quoted", "[verify]") {
+  JobRecord job = sample_job();
+  job.seed = 42;
+  job.warnings = "R-hat of predictions is above 1.1; 3 divergent trajectories, after warm-up";
+  job.diagnostics = "rhat=1.2;ess=7.5";
+  const std::string text = render_job_csv({job});
+  const auto newline = text.find('\n');
+  const auto header = split_csv_line(text.substr(0, newline));
+  const auto row = split_csv_line(text.substr(newline + 1, text.size() - newline - 2));
+  REQUIRE(header.size() == row.size());
+  const auto field = [&](const std::string& name) {
+    return row[static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin())];
+  };
+  CHECK(field("dataset") == "boston");
+  CHECK(field("seed") == "42");
+  CHECK(field("fit_iterations") == "40");
+  CHECK(field("warnings") == job.warnings);
+  CHECK(field("diagnostics") == job.diagnostics);
 }

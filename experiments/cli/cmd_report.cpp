@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "experiments/src/comparison_figure.hpp"
 #include "experiments/src/grid_figure.hpp"
 #include "experiments/src/selection.hpp"
+#include "experiments/src/split_comparison.hpp"
 #include "experiments/src/verify.hpp"
 #include "shared.hpp"
 
@@ -54,6 +56,37 @@ std::string observations_csv(const std::vector<data::Dataset>& sets) {
     }
   return out.str();
 }
+
+// `report --compare FILE` with a per-split file: our jobs against the published ones, job by job.
+int compare_splits(const exp::ExperimentSpec& spec, exp::ResultsStore& store, const std::string& file,
+                   const std::string& published, double tolerance) {
+  const exp::SplitComparison c =
+      exp::compare_split_tables(exp::render_split_csv(store.jobs(spec.name, false)), published, file, tolerance);
+  std::cout << "# " << spec.name << ": " << store.path() << " against " << file << ", split by split\n\n"
+            << c.jobs_compared << " job(s) compared (" << c.values_compared
+            << " values, timings excepted): " << c.jobs_identical << " identical, " << c.jobs_within
+            << " within tolerance " << tolerance << ", " << c.jobs_differing << " differ; " << c.not_rerun
+            << " published job(s) not in this store (" << c.other_configuration << " of them under another "
+            << "configuration here), " << c.not_published << " of ours not in the published file\n";
+  if (c.jobs_compared == 0) {
+    std::cerr << "bnnbench report: --compare: no job of " << file << " is in " << store.path()
+              << " (same data set, method, configuration and split)\n";
+    return 1;
+  }
+  constexpr std::size_t kShown = 100;
+  if (!c.differing.empty()) {
+    std::cout << "\n| data set | method | split | metric | ours | published | relative difference |\n"
+                 "|---|---|---|---|---|---|---|\n";
+    for (std::size_t i = 0; i < std::min(c.differing.size(), kShown); ++i) {
+      const auto& d = c.differing[i];
+      std::cout << "| " << d.dataset << " | " << d.method << " | " << d.split << " | " << d.metric << " | "
+                << (d.ours.empty() ? "—" : d.ours) << " | " << d.theirs << " | " << d.relative << " |\n";
+    }
+    if (c.differing.size() > kShown) std::cout << "\n(" << c.differing.size() - kShown << " more not shown)\n";
+  }
+  return c.jobs_differing == 0 ? 0 : 1;
+}
+
 // `report --compare FILE`: our table against a published one, cell by cell.
 int compare_with_published(const exp::ExperimentSpec& spec, const data::DatasetRegistry& registry,
                            const std::string& results, const std::string& file, double tolerance) {
@@ -62,6 +95,7 @@ int compare_with_published(const exp::ExperimentSpec& spec, const data::DatasetR
   std::stringstream published;
   published << in.rdbuf();
   exp::ResultsStore store(results, exp::ResultsStore::Access::read_only);
+  if (exp::is_split_table(published.str())) return compare_splits(spec, store, file, published.str(), tolerance);
   const std::string ours =
       exp::render_csv(exp::build_report(spec, registry, store, exp::load_reference(spec, registry)));
   const exp::TableComparison c = exp::compare_report_tables(ours, published.str(), file, tolerance);
@@ -84,11 +118,44 @@ int compare_with_published(const exp::ExperimentSpec& spec, const data::DatasetR
   return c.differing.empty() ? 0 : 1;
 }
 
+// One output format of `report` as text.
+std::string report_text(const std::string& format, const exp::ExperimentSpec& spec,
+                        const data::DatasetRegistry& registry, const std::string& results, const CommonOptions& common) {
+  if (format == "observations") return observations_csv(spec_datasets(spec, registry, common.resolved_data_dir()));
+  exp::ResultsStore store(results, exp::ResultsStore::Access::read_only);
+  const std::vector<exp::JobRecord> jobs = store.jobs(spec.name, false);
+  if (jobs.empty()) std::cerr << "note: " << store.path() << " holds no job of " << spec.name << "\n";
+  if (format == "splits") return exp::render_split_csv(jobs);
+  if (format == "jobs") return exp::render_job_csv(jobs);
+  if (format == "svg" && !spec.grid)
+    return exp::plot::render_svg(
+        exp::comparison_figure(exp::build_report(spec, registry, store, exp::load_reference(spec, registry))));
+  if (format == "grid" || format == "svg") {
+    // Only the grids of the jobs the table would show (the spec's current configuration).
+    const std::set<exp::JobKey> current = exp::selected_job_keys(spec, registry, jobs);
+    auto grids = store.grids(spec.name);
+    std::erase_if(grids, [&](const auto& g) { return !current.count(g.first); });
+    if (format == "grid") return exp::render_grid_csv(grids);
+    return exp::plot::render_svg(exp::grid_figure(spec, grids, spec_datasets(spec, registry, common.resolved_data_dir()),
+                                                  synthetic_truth(spec, registry)));
+  }
+  return render(exp::build_report(spec, registry, store, exp::load_reference(spec, registry)), format);
+}
+
+// The files `report --publish DIR` writes, with their formats: what results/EXPERIMENT holds.
+std::vector<std::pair<std::string, std::string>> published_files(const exp::ExperimentSpec& spec) {
+  if (spec.grid)
+    return {{"report.md", "md"},     {"grid.csv", "grid"},     {"observations.csv", "observations"},
+            {"figure.svg", "svg"},   {"splits.csv", "splits"}, {"jobs.csv", "jobs"}};
+  return {{"report.md", "md"},   {"report.csv", "csv"},       {"report.tex", "latex"},
+          {"report.svg", "svg"}, {"splits.csv", "splits"}, {"jobs.csv", "jobs"}};
+}
+
 }  // namespace
 
 int cmd_report(const std::vector<std::string>& args) {
   CommonOptions common;
-  std::string experiment, results, format = "md", output, compare;
+  std::string experiment, results, format = "md", output, compare, publish;
   std::vector<std::string> settings;
   double tolerance = 0.0;
   po::options_description options("bnnbench report options");
@@ -97,55 +164,55 @@ int cmd_report(const std::vector<std::string>& args) {
       ("results", po::value(&results), "results directory (default: results/EXPERIMENT)")
       ("format", po::value(&format),
        "md (Markdown), csv (tidy: one row per data set x method x metric), latex (booktabs), splits (every "
-       "job's per-split metrics), grid (figure predictions on the spec's grid), observations (the data sets' points), "
+       "job's per-split metrics), jobs (every job's provenance and fit report: seed, status, iterations, "
+       "times, code version, host, warnings, diagnostics), grid (figure predictions on the spec's grid), observations (the data sets' points), "
        "svg (a figure: a grid experiment's predictions and data, or a table experiment's values beside the "
        "paper's with two standard errors)")
       ("output,o", po::value(&output), "write to this file instead of standard output")
+      ("publish", po::value(&publish),
+       "write every format into this directory, as results/EXPERIMENT holds them: report.md, and report.csv, "
+       "report.tex, report.svg for a table or grid.csv, observations.csv, figure.svg for a figure; splits.csv "
+       "and jobs.csv for both")
       ("set", po::value(&settings)->composing(), "the --set overrides the run used (to select its results)")
       ("compare", po::value(&compare),
-       "instead of the report, compare its values and standard errors with a published table in the CSV "
-       "format (e.g. results/EXPERIMENT/report.csv); exit status 1 when any differ")
+       "instead of the report, compare it with a published one: a table in the CSV format (e.g. "
+       "results/EXPERIMENT/report.csv; values and standard errors, cell by cell) or per-split metrics in the "
+       "splits format (e.g. results/EXPERIMENT/splits.csv; every job this store holds, metric by metric); exit "
+       "status 1 when any differ")
       ("tolerance", po::value(&tolerance),
-       "with --compare: largest relative difference accepted (default 0: the same 10 significant digits)");
+       "with --compare: largest relative difference accepted (default 0: a table's 10 significant digits, "
+       "per-split values bit for bit)");
   if (common.parse_or_help(args, options, "experiment",
-                           "usage: bnnbench report EXPERIMENT [--results DIR] [--format md|csv|latex|splits|grid|observations|svg] [-o FILE]\n\n"
+                           "usage: bnnbench report EXPERIMENT [--results DIR] [--format md|csv|latex|splits|jobs|grid|observations|svg] [-o FILE | --publish DIR]\n\n"
                            "Aggregates finished jobs over splits in the paper's layout, with the paper's numbers\n"
                            "beside ours; '*' marks a difference of more than two combined standard errors beyond the\n"
                            "rounding of the paper's printed value."))
     return 0;
   if (experiment.empty()) throw po::error("missing EXPERIMENT");
-  check_format(format, {"md", "csv", "latex", "splits", "grid", "observations", "svg"});
+  check_format(format, {"md", "csv", "latex", "splits", "jobs", "grid", "observations", "svg"});
   if (!(tolerance >= 0.0))
     throw std::invalid_argument("--tolerance is " + std::to_string(tolerance) + ", but must be >= 0");
   const exp::ExperimentSpec spec = load_spec(experiment, settings);
   if (results.empty()) results = default_results_dir(spec.name);
   const data::DatasetRegistry registry = common.load_registry();
+  if (!compare.empty() && !publish.empty()) throw po::error("--compare and --publish: give one of them");
   if (!compare.empty()) return compare_with_published(spec, registry, results, compare, tolerance);
-  std::string text;
-  if (format == "observations") {
-    text = observations_csv(spec_datasets(spec, registry, common.resolved_data_dir()));
-  } else {
-    exp::ResultsStore store(results, exp::ResultsStore::Access::read_only);
-    const std::vector<exp::JobRecord> jobs = store.jobs(spec.name, false);
-    if (jobs.empty()) std::cerr << "note: " << store.path() << " holds no job of " << spec.name << "\n";
-    if (format == "splits") text = exp::render_split_csv(jobs);
-    else if (format == "svg" && !spec.grid)
-      text = exp::plot::render_svg(exp::comparison_figure(
-          exp::build_report(spec, registry, store, exp::load_reference(spec, registry))));
-    else if (format == "grid" || format == "svg") {
-      // Only the grids of the jobs the table would show (the spec's current configuration).
-      const std::set<exp::JobKey> current = exp::selected_job_keys(spec, registry, jobs);
-      auto grids = store.grids(spec.name);
-      std::erase_if(grids, [&](const auto& g) { return !current.count(g.first); });
-      if (format == "grid") {
-        text = exp::render_grid_csv(grids);
-      } else {
-        text = exp::plot::render_svg(exp::grid_figure(
-            spec, grids, spec_datasets(spec, registry, common.resolved_data_dir()), synthetic_truth(spec, registry)));
-      }
+  if (!publish.empty()) {
+    if (!output.empty() || common.given.count("format")) throw po::error("--publish writes every format: drop --format and -o");
+    // Every file is made before any is written: a failure leaves the directory as it was.
+    std::vector<std::pair<std::filesystem::path, std::string>> files;
+    for (const auto& [name, file_format] : published_files(spec))
+      files.emplace_back(std::filesystem::path(publish) / name, report_text(file_format, spec, registry, results, common));
+    std::error_code error;
+    std::filesystem::create_directories(publish, error);
+    if (error) throw std::invalid_argument("--publish: cannot create the directory " + publish + ": " + error.message());
+    for (const auto& [path, text] : files) {
+      write_text_file(path.string(), text, "--publish");
+      std::cerr << "wrote " << path.string() << "\n";
     }
-    else text = render(exp::build_report(spec, registry, store, exp::load_reference(spec, registry)), format);
+    return 0;
   }
+  const std::string text = report_text(format, spec, registry, results, common);
   if (output.empty()) {
     std::cout << text;
   } else {

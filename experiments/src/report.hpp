@@ -55,6 +55,10 @@ std::string render_latex(const ReportData& report);
 std::string render_csv(const ReportData& report);
 // Every stored job's per-split metrics, tidy: dataset,method,config_hash,split,status,metric,value.
 std::string render_split_csv(const std::vector<JobRecord>& jobs);
+// Every stored job's provenance and fit report, one row per job: seed, status, fit status and
+// message, iterations, sizes, times, code version, host, date, warnings and diagnostics
+// ("name=value;..."); text fields quoted as CSV needs.
+std::string render_job_csv(const std::vector<JobRecord>& jobs);
 // Figure data: every finished job's grid predictions,
 // dataset,method,split,input,x1..xd,mean,sd,lower95,upper95 (input: the varied input of a
 // one-at-a-time grid, else empty); original units.

@@ -1,5 +1,7 @@
 #include "verify.hpp"
 
+#include "csv.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -126,10 +128,11 @@ Table read_report_table(const std::string& text, const std::string& name) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     std::vector<std::string> fields;
-    std::size_t start = 0;
-    for (std::size_t comma; (comma = line.find(',', start)) != std::string::npos; start = comma + 1)
-      fields.push_back(line.substr(start, comma - start));
-    fields.push_back(line.substr(start));
+    try {
+      fields = split_csv_line(line);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(name + ", line " + std::to_string(number) + ": " + e.what());
+    }
     if (number == 1) {
       if (fields.size() < 5 || fields[0] != "dataset" || fields[1] != "method" || fields[2] != "metric" ||
           fields[3] != "value" || fields[4] != "se")

@@ -83,6 +83,8 @@ expect_error 2 "unrecognised option '--bogus'" "$BNNBENCH" run quickstart --bogu
 expect_error 2 "unknown data set 'nope'" "$BNNBENCH" run quickstart --datasets nope --results r
 expect_error 2 "does not use data set 'boston'" "$BNNBENCH" run quickstart --datasets boston --results r
 expect_error 1 "no results store in missing-dir" "$BNNBENCH" report quickstart --results missing-dir
+expect_error 1 "no results store in missing-dir" "$BNNBENCH" report quickstart --results missing-dir --publish pub
+[ -e pub ] && fail "report --publish without a store created its directory"
 
 # A malformed experiment spec names its file and line.
 printf 'name = "x"\nprotocol = { kind = "bogus" }\ndatasets = ["boston"]\n' > bad.toml
@@ -135,7 +137,7 @@ cmp -s before.sqlite store/bnnbench.sqlite || fail "the store changed"
 "$BNNBENCH" report quickstart --results store >/dev/null
 cmp -s before.sqlite store/bnnbench.sqlite || fail "report changed the store"
 expect_error 2 "--format 'grid' must be md, csv, latex or splits" "$BNNBENCH" run quickstart --results store --format grid
-expect_error 2 "--format 'png' must be md, csv, latex, splits, grid, observations or svg" "$BNNBENCH" report quickstart --results store --format png
+expect_error 2 "--format 'png' must be md, csv, latex, splits, jobs, grid, observations or svg" "$BNNBENCH" report quickstart --results store --format png
 [ ! -e store/bnnbench.sqlite-wal ] || fail "report left a -wal file"
 mkdir -p zero && : > zero/bnnbench.sqlite
 expect_error 1 'zero/bnnbench.sqlite is not a complete bnnbench results store' "$BNNBENCH" report quickstart --results zero

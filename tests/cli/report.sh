@@ -39,6 +39,26 @@ tail -1 "$work/fig.svg" | grep -qx '</svg>' || fail "svg not closed"
 [ "$(grep -c '<polyline [^>]*stroke-dasharray' "$work/fig.svg")" -eq 2 ] || fail "svg true function (dashed)"
 [ "$(grep -c '<circle ' "$work/fig.svg")" -eq 201 ] || fail "svg data points (100 per panel, 1 in the legend)"
 grep -q '>gp</text>' "$work/fig.svg" && grep -q '>linear</text>' "$work/fig.svg" || fail "svg panel titles"
+# --publish writes every format into a directory as results/EXPERIMENT holds them, the same
+# bytes as each --format; with --format, -o or --compare it is an error.
+"$BNNBENCH" report pbp-table1 --results "$work/r" --publish "$work/pub/table" 2>/dev/null || fail "publish (table)"
+for f in md:report.md csv:report.csv latex:report.tex svg:report.svg splits:splits.csv jobs:jobs.csv; do
+  cmp -s <("$BNNBENCH" report pbp-table1 --results "$work/r" --format "${f%%:*}") "$work/pub/table/${f#*:}" ||
+    fail "published ${f#*:} differs from --format ${f%%:*}"
+done
+[ "$(ls "$work/pub/table" | wc -l)" -eq 6 ] || fail "publish (table): $(ls "$work/pub/table")"
+"$BNNBENCH" report epnn-case3 --results "$work/fig" --publish "$work/pub/fig" 2>/dev/null || fail "publish (figure)"
+[ "$(ls "$work/pub/fig" | tr '\n' ' ')" = "figure.svg grid.csv jobs.csv observations.csv report.md splits.csv " ] ||
+  fail "publish (figure): $(ls "$work/pub/fig")"
+cmp -s <("$BNNBENCH" report epnn-case3 --results "$work/fig" --format grid) "$work/pub/fig/grid.csv" || fail "published grid"
+for extra in "--format csv" "-o $work/x.md" "--compare $work/pub/table/report.csv"; do
+  # shellcheck disable=SC2086
+  if out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --publish "$work/pub/again" $extra 2>&1); then
+    fail "--publish with $extra accepted"
+  fi
+  grep -q -e '--publish writes every format' -e '--compare and --publish' <<<"$out" || fail "--publish with $extra: $out"
+done
+[ -e "$work/pub/again" ] && fail "a refused --publish created its directory"
 # NN-MC's chain traces of one epnn-table1 job (shortened): a line per chain in four panels,
 # a CSV row per chain and kept draw, an R-hat per test point.
 "$BNNBENCH" figure nn-mc-traces --dataset boston --split 2 --set nn-mc.warmup=200 --set nn-mc.samples=400 \

@@ -14,6 +14,30 @@ grep -q 'note: data set' <<<"$out" && fail "notes about data sets the store does
 grep -q '^| boston | pbp | 3 | 3 | 0 | 0 |' <<<"$out" || fail "pbp row: $out"
 grep -q '^6 job(s) identical, 0 within tolerance 0, 0 differ' <<<"$out" || fail "summary: $out"
 
+# The per-split file a table is committed with, and its provenance file (one row per job).
+"$BNNBENCH" report pbp-table1 --results "$work/r" --format splits -o splits.csv
+jobs=$("$BNNBENCH" report pbp-table1 --results "$work/r" --format jobs)
+head -1 <<<"$jobs" | grep -q '^dataset,method,config_hash,split,method_name,seed,status,' || fail "jobs header: $jobs"
+[ "$(grep -c '^boston,pbp,[0-9a-f]*,[0-2],pbp,[0-9]*,ok,' <<<"$jobs")" -eq 3 ] || fail "jobs rows: $jobs"
+# A partial rerun elsewhere (one split of one method) against it, job by job: identical.
+"$BNNBENCH" run pbp-table1 --methods pbp --datasets boston --splits 1 --threads 1 -q --no-report --results "$work/one"
+out=$("$BNNBENCH" report pbp-table1 --results "$work/one" --compare splits.csv) || fail "partial rerun: $out"
+grep -q '^1 job(s) compared ([0-9]* values, timings excepted): 1 identical, 0 within tolerance 0, 0 differ; 5 published job(s) not in this store (0 of them under another configuration here), 0 of ours' <<<"$out" ||
+  fail "partial rerun summary: $out"
+# Another configuration of the same split is not compared: nothing to compare is an error.
+"$BNNBENCH" run pbp-table1 --methods pbp --datasets boston --splits 1 --set pbp.epochs=3 -q --no-report \
+  --results "$work/other"
+if out=$("$BNNBENCH" report pbp-table1 --results "$work/other" --set pbp.epochs=3 --compare splits.csv 2>&1); then
+  fail "a store with no matching job passed"
+fi
+grep -q '6 published job(s) not in this store (1 of them under another configuration here)' <<<"$out" &&
+  grep -q "no job of splits.csv is in $work/other/bnnbench.sqlite" <<<"$out" || fail "other configuration: $out"
+printf 'dataset,method,config_hash,split,status,metric,value\nboston,pbp,abc,0,ok,rmse\n' > bad_splits.csv
+if out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --compare bad_splits.csv 2>&1); then
+  fail "malformed per-split file accepted"
+fi
+grep -q "bad_splits.csv, line 2: 6 fields, but a row has 7" <<<"$out" || fail "malformed per-split message: $out"
+
 # Tamper with one stored metric and one stored prediction (relative changes 1e-9 and 1e-6).
 python3 - "$work/r/bnnbench.sqlite" <<'EOF'
 import sqlite3, struct, sys
@@ -32,6 +56,10 @@ grep -q '^- boston/pbp/split 1: 1 of [0-9]* numbers differ; largest relative dif
   fail "tampered metric not reported: $out"
 grep -q '^- boston/linear/split 2: 1 of [0-9]* numbers differ; largest relative difference 1.00e-06 at points mean\[4\]' <<<"$out" ||
   fail "tampered prediction not reported: $out"
+# ... which the per-split comparison finds too.
+if out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --compare splits.csv); then fail "tampered metric passed: $out"; fi
+grep -q '^6 job(s) compared ([0-9]* values, timings excepted): 5 identical, 0 within tolerance 0, 1 differ;' <<<"$out" &&
+  grep -q '^| boston | pbp | 1 | rmse |' <<<"$out" || fail "tampered metric, per split: $out"
 out=$(verify --tolerance 1e-8 2>&1) && fail "tolerance 1e-8 accepted a change of 1e-6: $out"
 grep -q '^4 job(s) identical, 1 within tolerance 1e-08, 1 differ' <<<"$out" || fail "tolerance 1e-8: $out"
 out=$(verify --tolerance 1e-5) || fail "tolerance 1e-5 rejected changes of 1e-6 and less: $out"

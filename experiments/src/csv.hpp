@@ -1,0 +1,19 @@
+#pragma once
+// The few CSV rules the harness's own files need (RFC 4180): fields split at commas, a field
+// in double quotes may hold commas and doubled quotes.
+#include <string>
+#include <vector>
+
+namespace bnn::exp {
+
+// The fields of one line (without its line break). Throws std::invalid_argument for an
+// unterminated quoted field.
+std::vector<std::string> split_csv_line(const std::string& line);
+
+// The field as written to a CSV file: quoted when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text);
+
+// %.17g: read back with strtod it is the same double, bit for bit.
+std::string exact_number(double value);
+
+}  // namespace bnn::exp
