@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <stdexcept>
 
+#include "csv.hpp"
 #include "datasets/src/data_error.hpp"
 #include "datasets/src/text_table.hpp"
 
@@ -11,31 +13,6 @@ namespace fs = std::filesystem;
 
 namespace bnn::exp {
 namespace {
-
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> cells(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cells.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cells.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      cells.emplace_back();
-    } else if (c != '\r') {
-      cells.back() += c;
-    }
-  }
-  return cells;
-}
 
 std::string fill(std::string pattern, const std::string& paper) {
   for (auto at = pattern.find("{paper}"); at != std::string::npos; at = pattern.find("{paper}"))
@@ -57,7 +34,13 @@ CsvTable read_csv(const std::string& path) {
     pos = end + 1;
     ++line_number;
     if (line.empty() || line[0] == '#' || line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto cells = split_csv_line(line);
+    if (line.back() == '\r') line.pop_back();
+    std::vector<std::string> cells;
+    try {
+      cells = split_csv_line(line);
+    } catch (const std::invalid_argument& e) {
+      throw data::DataError(path, line_number, 0, e.what());
+    }
     if (table.header.empty()) {
       table.header = std::move(cells);
     } else {
