@@ -290,6 +290,7 @@ TEST_CASE("compare_split_tables: a partial rerun against the committed run, job 
 TEST_CASE("render_job_csv: one row per job, text fields quoted", "[verify]") {
   JobRecord job = sample_job();
   job.seed = 42;
+  job.config = "method=pbp|options=hidden_layers=50;epochs=40|seed=1";
   job.warnings = "R-hat of predictions is above 1.1; 3 divergent trajectories, after warm-up";
   job.diagnostics = "rhat=1.2;ess=7.5";
   const std::string text = render_job_csv({job});
@@ -302,6 +303,7 @@ TEST_CASE("render_job_csv: one row per job, text fields quoted", "[verify]") {
   };
   CHECK(field("dataset") == "boston");
   CHECK(field("seed") == "42");
+  CHECK(field("config") == job.config);
   CHECK(field("fit_iterations") == "40");
   CHECK(field("warnings") == job.warnings);
   CHECK(field("diagnostics") == job.diagnostics);

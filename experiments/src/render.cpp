@@ -304,12 +304,12 @@ std::string render_split_csv(const std::vector<JobRecord>& jobs) {
 
 std::string render_job_csv(const std::vector<JobRecord>& jobs) {
   std::ostringstream out;
-  out << "dataset,method,config_hash,split,method_name,seed,status,error,fit_status,fit_message,fit_iterations,"
+  out << "dataset,method,config_hash,split,method_name,config,seed,status,error,fit_status,fit_message,fit_iterations,"
          "n_train,n_test,n_features,fit_seconds,fit_cpu_seconds,predict_seconds,code_version,host,finished_at,"
          "warnings,diagnostics\n";
   for (const auto& j : jobs)
     out << csv_field(j.key.dataset) << "," << csv_field(j.key.method_label) << "," << j.key.config_hash << ","
-        << j.key.split << "," << csv_field(j.method) << "," << j.seed << "," << j.status << "," << csv_field(j.error)
+        << j.key.split << "," << csv_field(j.method) << "," << csv_field(j.config) << "," << j.seed << "," << j.status << "," << csv_field(j.error)
         << "," << csv_field(j.fit_status) << "," << csv_field(j.fit_message) << "," << j.fit_iterations << ","
         << j.n_train << "," << j.n_test << "," << j.n_features << "," << exact_number(j.fit_seconds) << ","
         << exact_number(j.fit_cpu_seconds) << "," << exact_number(j.predict_seconds) << ","

@@ -55,7 +55,8 @@ std::string render_latex(const ReportData& report);
 std::string render_csv(const ReportData& report);
 // Every stored job's per-split metrics, tidy: dataset,method,config_hash,split,status,metric,value.
 std::string render_split_csv(const std::vector<JobRecord>& jobs);
-// Every stored job's provenance and fit report, one row per job: seed, status, fit status and
+// Every stored job's provenance and fit report, one row per job: the configuration that made
+// it (method, every option, seed, protocol), status, fit status and
 // message, iterations, sizes, times, code version, host, date, warnings and diagnostics
 // ("name=value;..."); text fields quoted as CSV needs.
 std::string render_job_csv(const std::vector<JobRecord>& jobs);

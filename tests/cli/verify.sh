@@ -17,8 +17,9 @@ grep -q '^6 job(s) identical, 0 within tolerance 0, 0 differ' <<<"$out" || fail 
 # The per-split file a table is committed with, and its provenance file (one row per job).
 "$BNNBENCH" report pbp-table1 --results "$work/r" --format splits -o splits.csv
 jobs=$("$BNNBENCH" report pbp-table1 --results "$work/r" --format jobs)
-head -1 <<<"$jobs" | grep -q '^dataset,method,config_hash,split,method_name,seed,status,' || fail "jobs header: $jobs"
-[ "$(grep -c '^boston,pbp,[0-9a-f]*,[0-2],pbp,[0-9]*,ok,' <<<"$jobs")" -eq 3 ] || fail "jobs rows: $jobs"
+head -1 <<<"$jobs" | grep -q '^dataset,method,config_hash,split,method_name,config,seed,status,' || fail "jobs header: $jobs"
+[ "$(grep -c '^boston,pbp,[0-9a-f]*,[0-2],pbp,method=pbp|options=[^,]*|seed=[0-9]*|[^,]*,[0-9]*,ok,' <<<"$jobs")" -eq 3 ] ||
+  fail "jobs rows: $jobs"
 # A partial rerun elsewhere (one split of one method) against it, job by job: identical.
 "$BNNBENCH" run pbp-table1 --methods pbp --datasets boston --splits 1 --threads 1 -q --no-report --results "$work/one"
 out=$("$BNNBENCH" report pbp-table1 --results "$work/one" --compare splits.csv) || fail "partial rerun: $out"
