@@ -206,10 +206,11 @@ TEST_CASE("compare_report_tables: a rerun's table against a published one", "[ve
 TEST_CASE("split_csv_line and csv_field: commas and quotes survive a round trip", "[verify]") {
   CHECK(split_csv_line("a,b,,c") == std::vector<std::string>{"a", "b", "", "c"});
   CHECK(split_csv_line("") == std::vector<std::string>{""});
-  for (const std::string text : {"plain", "", "a,b", "say \"hi\"", "x;y=1,2", "\"", "line\nbreak"}) {
+  for (const std::string text : {"plain", "", "a,b", "say \"hi\"", "x;y=1,2", "\""}) {
     const std::string line = "left," + csv_field(text) + ",right";
     CHECK(split_csv_line(line) == std::vector<std::string>{"left", text, "right"});
   }
+  CHECK(csv_field("two\nlines, one record") == "\"two lines, one record\"");
   CHECK(csv_field("no quoting") == "no quoting");
   CHECK(bnn::test::invalid_argument_message([] { split_csv_line("a,\"open"); }) == "unterminated quoted field");
   for (const double v : {0.1, -2.5766666666666667, 1e-300, 3.0, std::nextafter(1.0, 2.0)})
@@ -307,4 +308,36 @@ TEST_CASE("render_job_csv: one row per job, text fields quoted", "[verify]") {
   CHECK(field("fit_iterations") == "40");
   CHECK(field("warnings") == job.warnings);
   CHECK(field("diagnostics") == job.diagnostics);
+}
+
+TEST_CASE("compare_split_tables: a job stored before its method gained options", "[verify]") {
+  const std::string header = "dataset,method,config_hash,split,status,metric,value\n";
+  const std::string published = header + "boston,pbp,old0,0,ok,rmse,3\nboston,pbp,old0,1,ok,rmse,2\n";
+  const std::string ours = header + "boston,pbp,new0,0,ok,rmse,3\n";
+  SplitComparison c = compare_split_tables(ours, published, "s.csv", 0.0);
+  CHECK(c.jobs_compared == 0);
+  CHECK(c.other_configuration == 1);
+  c = compare_split_tables(ours, published, "s.csv", 0.0,
+                           [](const std::string& theirs, const std::string& mine) { return theirs == "old0" && mine == "new0"; });
+  CHECK(c.jobs_compared == 1);
+  CHECK(c.jobs_older == 1);
+  CHECK(c.jobs_identical == 1);
+  CHECK(c.not_rerun == 1);
+  CHECK(c.other_configuration == 0);
+
+  // From configuration texts: the published one lacks an option that ours has at its default.
+  const std::string jobs_header = "dataset,method,config_hash,split,method_name,config,seed\n";
+  const auto published_configs = read_job_configs(
+      jobs_header + "boston,pbp,old0,0,pbp,\"method=pbp|options=hidden_layers=50|seed=1\",7\n", "jobs.csv");
+  REQUIRE(published_configs.size() == 1);
+  const auto rule = older_configuration_rule(
+      published_configs, {{"new0", "method=pbp|options=hidden_layers=50;epochs=40|seed=1"},
+                          {"new1", "method=pbp|options=hidden_layers=50;epochs=3|seed=1"}});
+  CHECK(rule("old0", "new0"));
+  CHECK_FALSE(rule("old0", "new1"));     // not the default: another computation
+  CHECK_FALSE(rule("unknown", "new0"));  // no configuration text: not matched
+  CHECK(bnn::test::invalid_argument_message([] { read_job_configs("dataset,config\n", "jobs.csv"); }) ==
+        "jobs.csv, line 1: no column 'config_hash' (expected the header of `report --format jobs`)");
+  CHECK(bnn::test::invalid_argument_message([&] { read_job_configs(jobs_header + "a,b\n", "jobs.csv"); }) ==
+        "jobs.csv, line 2: 2 fields, but the header has 7");
 }

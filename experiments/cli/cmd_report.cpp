@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -58,13 +59,25 @@ std::string observations_csv(const std::vector<data::Dataset>& sets) {
 }
 
 // `report --compare FILE` with a per-split file: our jobs against the published ones, job by job.
+// A job stored before its method gained options hashes differently from a rerun of it; the
+// configurations in the jobs.csv beside FILE tell whether they are the same computation.
 int compare_splits(const exp::ExperimentSpec& spec, exp::ResultsStore& store, const std::string& file,
                    const std::string& published, double tolerance) {
+  const std::vector<exp::JobRecord> jobs = store.jobs(spec.name, false);
+  exp::EquivalentConfiguration equivalent;
+  const std::filesystem::path job_file = std::filesystem::path(file).parent_path() / "jobs.csv";
+  if (std::ifstream in{job_file}) {
+    std::stringstream text;
+    text << in.rdbuf();
+    std::map<std::string, std::string> ours;
+    for (const auto& job : jobs) ours[job.key.config_hash] = job.config;
+    equivalent = exp::older_configuration_rule(exp::read_job_configs(text.str(), job_file.string()), std::move(ours));
+  }
   const exp::SplitComparison c =
-      exp::compare_split_tables(exp::render_split_csv(store.jobs(spec.name, false)), published, file, tolerance);
+      exp::compare_split_tables(exp::render_split_csv(jobs), published, file, tolerance, equivalent);
   std::cout << "# " << spec.name << ": " << store.path() << " against " << file << ", split by split\n\n"
-            << c.jobs_compared << " job(s) compared (" << c.values_compared
-            << " values, timings excepted): " << c.jobs_identical << " identical, " << c.jobs_within
+            << c.jobs_compared << " job(s) compared (" << c.values_compared << " values, timings excepted; "
+            << c.jobs_older << " stored before options of ours existed, at their defaults): " << c.jobs_identical << " identical, " << c.jobs_within
             << " within tolerance " << tolerance << ", " << c.jobs_differing << " differ; " << c.not_rerun
             << " published job(s) not in this store (" << c.other_configuration << " of them under another "
             << "configuration here), " << c.not_published << " of ours not in the published file\n";

@@ -31,7 +31,7 @@ std::string csv_field(const std::string& text) {
   std::string quoted = "\"";
   for (const char c : text) {
     if (c == '"') quoted += '"';
-    quoted += c;
+    quoted += c == '\n' || c == '\r' ? ' ' : c;
   }
   return quoted + '"';
 }

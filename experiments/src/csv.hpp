@@ -10,7 +10,8 @@ namespace bnn::exp {
 // unterminated quoted field.
 std::vector<std::string> split_csv_line(const std::string& line);
 
-// The field as written to a CSV file: quoted when it holds a comma, a quote or a line break.
+// The field as written to a CSV file: quoted when it holds a comma or a quote; a line break
+// becomes a space, so that every record is one line.
 std::string csv_field(const std::string& text);
 
 // %.17g: read back with strtod it is the same double, bit for bit.

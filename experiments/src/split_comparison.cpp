@@ -1,5 +1,6 @@
 #include "split_comparison.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -9,6 +10,7 @@
 #include <tuple>
 
 #include "csv.hpp"
+#include "selection.hpp"
 #include "verify.hpp"
 
 namespace bnn::exp {
@@ -72,7 +74,8 @@ bool is_timing(const std::string& metric) { return is_timing_metric(metric.subst
 bool is_split_table(const std::string& text) { return text.rfind(kHeader, 0) == 0; }
 
 SplitComparison compare_split_tables(const std::string& ours, const std::string& theirs,
-                                     const std::string& theirs_name, double tolerance) {
+                                     const std::string& theirs_name, double tolerance,
+                                     const EquivalentConfiguration& equivalent) {
   const SplitTable mine = read_split_table(ours, "our store");
   const SplitTable published = read_split_table(theirs, theirs_name);
   std::set<std::tuple<std::string, std::string, int>> our_splits;
@@ -82,13 +85,26 @@ SplitComparison compare_split_tables(const std::string& ours, const std::string&
   constexpr double kInfinity = std::numeric_limits<double>::infinity();
   for (const auto& [id, job] : published) {
     const auto& [dataset, method, hash, split] = id;
-    const auto it = mine.find(id);
+    auto it = mine.find(id);
+    bool older = false;
+    if (it == mine.end() && equivalent && our_splits.count({dataset, method, split})) {
+      for (auto c = mine.lower_bound({dataset, method, "", 0}); c != mine.end(); ++c) {
+        const auto& [our_dataset, our_method, our_hash, our_split] = c->first;
+        if (our_dataset != dataset || our_method != method) break;
+        if (our_split == split && equivalent(hash, our_hash)) {
+          it = c;
+          older = true;
+          break;
+        }
+      }
+    }
     if (it == mine.end()) {
       ++result.not_rerun;
       if (our_splits.count({dataset, method, split})) ++result.other_configuration;
       continue;
     }
     ++result.jobs_compared;
+    if (older) ++result.jobs_older;
     double worst = 0.0;
     const auto differ = [&](const std::string& metric, const std::string& our_value, const std::string& their_value,
                             double relative) {
@@ -112,6 +128,54 @@ SplitComparison compare_split_tables(const std::string& ours, const std::string&
   for (const auto& [id, job] : mine)
     if (!published.count(id)) ++result.not_published;
   return result;
+}
+
+EquivalentConfiguration older_configuration_rule(std::map<std::string, std::string> published_configs,
+                                                 std::map<std::string, std::string> our_configs) {
+  return [published = std::move(published_configs), ours = std::move(our_configs)](const std::string& published_hash,
+                                                                                  const std::string& our_hash) {
+    const auto a = published.find(published_hash);
+    const auto b = ours.find(our_hash);
+    return a != published.end() && b != ours.end() && compare_config(a->second, b->second).match != ConfigMatch::different;
+  };
+}
+
+std::map<std::string, std::string> read_job_configs(const std::string& text, const std::string& name) {
+  std::map<std::string, std::string> configs;
+  std::istringstream in(text);
+  std::string line;
+  long number = 0;
+  std::size_t hash_column = 0, config_column = 0, columns = 0;
+  const auto fields_of = [&](const std::string& row) {
+    try {
+      return split_csv_line(row);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(name + ", line " + std::to_string(number) + ": " + e.what());
+    }
+  };
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const std::vector<std::string> fields = fields_of(line);
+    if (number == 1) {
+      const auto column = [&](const std::string& wanted) {
+        const auto at = std::find(fields.begin(), fields.end(), wanted);
+        if (at == fields.end())
+          throw std::invalid_argument(name + ", line 1: no column '" + wanted + "' (expected the header of `report --format jobs`)");
+        return static_cast<std::size_t>(at - fields.begin());
+      };
+      hash_column = column("config_hash");
+      config_column = column("config");
+      columns = fields.size();
+      continue;
+    }
+    if (fields.size() != columns)
+      throw std::invalid_argument(name + ", line " + std::to_string(number) + ": " + std::to_string(fields.size()) +
+                                  " fields, but the header has " + std::to_string(columns));
+    configs[fields[hash_column]] = fields[config_column];
+  }
+  return configs;
 }
 
 }  // namespace bnn::exp
