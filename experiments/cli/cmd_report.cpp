@@ -59,59 +59,16 @@ std::string observations_csv(const std::vector<data::Dataset>& sets) {
 }
 
 // `report --compare FILE` with a per-split file: our jobs against the published ones, job by job.
-// A job stored before its method gained options hashes differently from a rerun of it; the
-// configurations in the jobs.csv beside FILE tell whether they are the same computation.
-int compare_splits(const exp::ExperimentSpec& spec, exp::ResultsStore& store, const std::string& file,
-                   const std::string& published, double tolerance) {
-  const std::vector<exp::JobRecord> jobs = store.jobs(spec.name, false);
-  exp::EquivalentConfiguration equivalent;
-  const std::filesystem::path job_file = std::filesystem::path(file).parent_path() / "jobs.csv";
-  if (std::ifstream in{job_file}) {
-    std::stringstream text;
-    text << in.rdbuf();
-    std::map<std::string, std::string> ours;
-    for (const auto& job : jobs) ours[job.key.config_hash] = job.config;
-    equivalent = exp::older_configuration_rule(exp::read_job_configs(text.str(), job_file.string()), std::move(ours));
-  }
-  const exp::SplitComparison c =
-      exp::compare_split_tables(exp::render_split_csv(jobs), published, file, tolerance, equivalent);
-  std::cout << "# " << spec.name << ": " << store.path() << " against " << file << ", split by split\n\n"
-            << c.jobs_compared << " job(s) compared (" << c.values_compared << " values, timings excepted; "
-            << c.jobs_older << " stored before options of ours existed, at their defaults): " << c.jobs_identical << " identical, " << c.jobs_within
-            << " within tolerance " << tolerance << ", " << c.jobs_differing << " differ; " << c.not_rerun
-            << " published job(s) not in this store (" << c.other_configuration << " of them under another "
-            << "configuration here), " << c.not_published << " of ours not in the published file\n";
-  if (c.jobs_compared == 0) {
-    std::cerr << "bnnbench report: --compare: no job of " << file << " is in " << store.path()
-              << " (same data set, method, configuration and split)\n";
-    return 1;
-  }
-  constexpr std::size_t kShown = 100;
-  if (!c.differing.empty()) {
-    std::cout << "\n| data set | method | split | metric | ours | published | relative difference |\n"
-                 "|---|---|---|---|---|---|---|\n";
-    for (std::size_t i = 0; i < std::min(c.differing.size(), kShown); ++i) {
-      const auto& d = c.differing[i];
-      std::cout << "| " << d.dataset << " | " << d.method << " | " << d.split << " | " << d.metric << " | "
-                << (d.ours.empty() ? "—" : d.ours) << " | " << d.theirs << " | " << d.relative << " |\n";
-    }
-    if (c.differing.size() > kShown) std::cout << "\n(" << c.differing.size() - kShown << " more not shown)\n";
-  }
-  return c.jobs_differing == 0 ? 0 : 1;
-}
-
 // `report --compare FILE`: our table against a published one, cell by cell.
 int compare_with_published(const exp::ExperimentSpec& spec, const data::DatasetRegistry& registry,
                            const std::string& results, const std::string& file, double tolerance) {
-  std::ifstream in(file);
-  if (!in) throw std::invalid_argument("--compare: cannot read " + file);
-  std::stringstream published;
-  published << in.rdbuf();
+  const std::string published = read_text_file(file, "--compare");
   exp::ResultsStore store(results, exp::ResultsStore::Access::read_only);
-  if (exp::is_split_table(published.str())) return compare_splits(spec, store, file, published.str(), tolerance);
+  if (exp::is_split_table(published))
+    return compare_with_split_file(spec.name, store.jobs(spec.name, false), store.path(), file, published, tolerance);
   const std::string ours =
       exp::render_csv(exp::build_report(spec, registry, store, exp::load_reference(spec, registry)));
-  const exp::TableComparison c = exp::compare_report_tables(ours, published.str(), file, tolerance);
+  const exp::TableComparison c = exp::compare_report_tables(ours, published, file, tolerance);
   std::cout << "# " << spec.name << ": " << store.path() << " against " << file << "\n\n"
             << c.compared << " value(s) compared (timings excepted): " << c.identical << " identical, " << c.within
             << " within tolerance " << tolerance << ", " << c.differing.size() << " differ; " << c.not_rerun

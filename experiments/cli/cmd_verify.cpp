@@ -16,6 +16,7 @@
 #include "experiments/src/progress.hpp"
 #include "experiments/src/runner.hpp"
 #include "experiments/src/selection.hpp"
+#include "experiments/src/split_comparison.hpp"
 #include "experiments/src/verify.hpp"
 #include "shared.hpp"
 
@@ -74,6 +75,47 @@ struct GroupTally {
   std::set<std::string> stored_code;
 };
 
+// Without a store: rerun the selected jobs that the committed per-split file holds as finished
+// and compare them with it (per-split metrics and status; the file keeps no predictions).
+int verify_against_split_file(const exp::ExperimentSpec& spec, const data::DatasetRegistry& registry,
+                              exp::PlanOptions plan_options, const std::string& split_file, int threads,
+                              double tolerance, bool quiet) {
+  const std::string published = read_text_file(split_file, "--results");
+  const auto finished = exp::finished_split_jobs(published, split_file);
+  if (plan_options.only_datasets.empty()) {  // the spec's data sets that the file has jobs of
+    std::set<std::string> in_file;
+    for (const auto& [dataset, method, split] : finished) in_file.insert(dataset);
+    for (const auto& dataset : spec.datasets)
+      if (in_file.count(registry.find(dataset.name).name)) plan_options.only_datasets.push_back(dataset.name);
+  }
+  exp::Plan plan = exp::make_plan(spec, registry, plan_options);
+  for (const auto& note : plan.notes) std::cerr << "note: " << note << "\n";
+  const std::size_t selected = plan.jobs.size();
+  std::erase_if(plan.jobs, [&](const exp::Job& job) {
+    return !finished.count({job.key.dataset, job.key.method_label, job.key.split});
+  });
+  if (plan.jobs.empty()) {
+    std::cerr << "bnnbench verify: nothing to verify: none of the " << selected << " selected job(s) is finished in "
+              << split_file << "\n";
+    return 1;
+  }
+  ScratchDirectory scratch;
+  exp::ResultsStore rerun_store(scratch.path());
+  exp::RunOptions run;
+  run.threads = threads;
+  run.quiet = quiet;
+  run.progress_bar = stderr_is_terminal();
+  run.command_line = "bnnbench verify " + spec.name;
+  if (!quiet)
+    std::cerr << spec.name << ": no results store; rerunning " << plan.jobs.size() << " job(s) of " << split_file
+              << " on " << threads << " thread(s)\n";
+  const exp::RunSummary summary = exp::run_plan(spec, plan, rerun_store, run);
+  for (const auto& e : summary.store_errors) std::cerr << "error: could not store " << e << "\n";
+  const int status = compare_with_split_file(spec.name, rerun_store.jobs(spec.name, false),
+                                             "a rerun with " + exp::code_version(), split_file, published, tolerance);
+  return status != 0 || !summary.store_errors.empty() ? 1 : 0;
+}
+
 }  // namespace
 
 int cmd_verify(const std::vector<std::string>& args) {
@@ -100,6 +142,9 @@ int cmd_verify(const std::vector<std::string>& args) {
                            "with the rerun's: per-split metrics, per-test-point predictions, grid predictions and\n"
                            "the fit's iteration count and status (timings excepted). Exit status 0 when all agree\n"
                            "(bit for bit, or within --tolerance), 1 when any differ or a rerun fails.\n"
+                           "Where DIR holds no store but a committed splits.csv (a clean checkout's results/EXPERIMENT),\n"
+                           "the selected jobs it holds are rerun and their per-split metrics compared with it.\n"
+                           "Example: bnnbench verify epnn-table1 --methods nn-ep-la --datasets boston --splits 0-2\n"
                            "Example: bnnbench verify pbp-table1 --results results/pbp-table1/parts/pbp-protein-50 \\\n"
                            "           --set pbp.hidden_layers=50 --splits 0"))
     return 0;
@@ -111,8 +156,14 @@ int cmd_verify(const std::vector<std::string>& args) {
   const exp::ExperimentSpec spec = load_spec(experiment, filter.settings);
   const data::DatasetRegistry registry = common.load_registry();
   if (results.empty()) results = default_results_dir(spec.name);
-  if (!fs::exists(fs::path(results) / "bnnbench.sqlite"))
-    throw std::invalid_argument("--results: no results store at " + (fs::path(results) / "bnnbench.sqlite").string());
+  if (!fs::exists(fs::path(results) / "bnnbench.sqlite")) {
+    const fs::path split_file = fs::path(results) / "splits.csv";
+    if (!fs::exists(split_file))
+      throw std::invalid_argument("--results: no results store at " + (fs::path(results) / "bnnbench.sqlite").string() +
+                                  " and no committed per-split file " + split_file.string());
+    return verify_against_split_file(spec, registry, filter.plan_options(common.resolved_data_dir()),
+                                     split_file.string(), threads, tolerance, quiet);
+  }
   exp::ResultsStore store(results, exp::ResultsStore::Access::read_only);
   const std::vector<exp::JobRecord> stored = store.jobs(spec.name, /*with_points=*/true);
   exp::PlanOptions plan_options = filter.plan_options(common.resolved_data_dir());

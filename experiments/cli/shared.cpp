@@ -5,9 +5,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
 #include <stdexcept>
 
 #include "common.hpp"
+#include "experiments/src/split_comparison.hpp"
 #include "methods/registry.hpp"
 
 namespace bnn::cli {
@@ -107,6 +111,54 @@ exp::PlanOptions JobFilterOptions::plan_options(const std::string& data_dir) con
     throw std::invalid_argument("--splits is empty");
   if (!splits.empty()) out.only_splits = exp::parse_split_list(splits);
   return out;
+}
+
+std::string read_text_file(const std::string& path, const std::string& option) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(option + ": cannot read " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A job stored before its method gained options hashes differently from a rerun of it; the
+// configurations in the jobs.csv beside FILE tell whether they are the same computation.
+int compare_with_split_file(const std::string& experiment, const std::vector<exp::JobRecord>& ours,
+                            const std::string& ours_name, const std::string& file, const std::string& published,
+                            double tolerance) {
+  exp::EquivalentConfiguration equivalent;
+  const std::filesystem::path job_file = std::filesystem::path(file).parent_path() / "jobs.csv";
+  if (std::filesystem::exists(job_file)) {
+    std::map<std::string, std::string> our_configs;
+    for (const auto& job : ours) our_configs[job.key.config_hash] = job.config;
+    equivalent = exp::older_configuration_rule(
+        exp::read_job_configs(read_text_file(job_file.string(), "--compare"), job_file.string()), std::move(our_configs));
+  }
+  const exp::SplitComparison c =
+      exp::compare_split_tables(exp::render_split_csv(ours), published, file, tolerance, equivalent);
+  std::cout << "# " << experiment << ": " << ours_name << " against " << file << ", split by split\n\n"
+            << c.jobs_compared << " job(s) compared (" << c.values_compared << " values, timings excepted; "
+            << c.jobs_older << " stored before options of ours existed, at their defaults): " << c.jobs_identical << " identical, " << c.jobs_within
+            << " within tolerance " << tolerance << ", " << c.jobs_differing << " differ; " << c.not_rerun
+            << " published job(s) not rerun here (" << c.other_configuration << " of them under another "
+            << "configuration here), " << c.not_published << " of ours not in the published file\n";
+  if (c.jobs_compared == 0) {
+    std::cerr << "bnnbench: no job of " << file << " is in " << ours_name
+              << " (same data set, method, configuration and split)\n";
+    return 1;
+  }
+  constexpr std::size_t kShown = 100;
+  if (!c.differing.empty()) {
+    std::cout << "\n| data set | method | split | metric | ours | published | relative difference |\n"
+                 "|---|---|---|---|---|---|---|\n";
+    for (std::size_t i = 0; i < std::min(c.differing.size(), kShown); ++i) {
+      const auto& d = c.differing[i];
+      std::cout << "| " << d.dataset << " | " << d.method << " | " << d.split << " | " << d.metric << " | "
+                << (d.ours.empty() ? "—" : d.ours) << " | " << d.theirs << " | " << d.relative << " |\n";
+    }
+    if (c.differing.size() > kShown) std::cout << "\n(" << c.differing.size() - kShown << " more not shown)\n";
+  }
+  return c.jobs_differing == 0 ? 0 : 1;
 }
 
 }  // namespace bnn::cli

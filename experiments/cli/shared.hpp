@@ -9,6 +9,7 @@
 #include "experiments/src/plan.hpp"
 #include "experiments/src/report.hpp"
 #include "experiments/src/spec.hpp"
+#include "experiments/src/store.hpp"
 
 namespace bnn::cli {
 
@@ -26,6 +27,16 @@ void check_threads(int threads);
 void write_text_file(const std::string& path, const std::string& text, const std::string& option);
 // The refusals of write_text_file alone, for a command to check before long work.
 void check_output_path(const std::string& path, const std::string& option);
+
+// Our jobs against a published per-split file (`report --format splits`, e.g. the committed
+// results/EXPERIMENT/splits.csv; the jobs.csv beside it, if any, supplies the configurations
+// of jobs stored before their method gained options). Prints the summary and the values that
+// differ; returns the exit status: 1 when a job differs or none could be compared.
+int compare_with_split_file(const std::string& experiment, const std::vector<exp::JobRecord>& ours,
+                            const std::string& ours_name, const std::string& file, const std::string& published,
+                            double tolerance);
+// The file's text; throws std::invalid_argument naming `option` when it cannot be read.
+std::string read_text_file(const std::string& path, const std::string& option);
 
 // Which jobs of an experiment a command works on: --methods, --datasets, --splits, --set.
 struct JobFilterOptions {

@@ -130,6 +130,13 @@ SplitComparison compare_split_tables(const std::string& ours, const std::string&
   return result;
 }
 
+std::set<std::tuple<std::string, std::string, int>> finished_split_jobs(const std::string& text, const std::string& name) {
+  std::set<std::tuple<std::string, std::string, int>> jobs;
+  for (const auto& [id, job] : read_split_table(text, name))
+    if (job.status == "ok") jobs.insert({std::get<0>(id), std::get<1>(id), std::get<3>(id)});
+  return jobs;
+}
+
 EquivalentConfiguration older_configuration_rule(std::map<std::string, std::string> published_configs,
                                                  std::map<std::string, std::string> our_configs) {
   return [published = std::move(published_configs), ours = std::move(our_configs)](const std::string& published_hash,

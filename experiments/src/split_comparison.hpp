@@ -5,7 +5,9 @@
 // compare them, job by job, with the committed run.
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace bnn::exp {
@@ -47,6 +49,9 @@ SplitComparison compare_split_tables(const std::string& ours, const std::string&
 // lacks only options that ours has at their defaults (selection.hpp's compare_config).
 EquivalentConfiguration older_configuration_rule(std::map<std::string, std::string> published_configs,
                                                  std::map<std::string, std::string> our_configs);
+
+// The finished jobs of a per-split file: (data set, method, split).
+std::set<std::tuple<std::string, std::string, int>> finished_split_jobs(const std::string& text, const std::string& name);
 
 // hash -> configuration text from a `report --format jobs` file. Throws std::invalid_argument
 // naming `name` and the line for a malformed file.

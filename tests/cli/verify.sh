@@ -23,7 +23,7 @@ head -1 <<<"$jobs" | grep -q '^dataset,method,config_hash,split,method_name,conf
 # A partial rerun elsewhere (one split of one method) against it, job by job: identical.
 "$BNNBENCH" run pbp-table1 --methods pbp --datasets boston --splits 1 --threads 1 -q --no-report --results "$work/one"
 out=$("$BNNBENCH" report pbp-table1 --results "$work/one" --compare splits.csv) || fail "partial rerun: $out"
-grep -q '^1 job(s) compared ([0-9]* values, timings excepted; 0 stored before options of ours existed, at their defaults): 1 identical, 0 within tolerance 0, 0 differ; 5 published job(s) not in this store (0 of them under another configuration here), 0 of ours' <<<"$out" ||
+grep -q '^1 job(s) compared ([0-9]* values, timings excepted; 0 stored before options of ours existed, at their defaults): 1 identical, 0 within tolerance 0, 0 differ; 5 published job(s) not rerun here (0 of them under another configuration here), 0 of ours' <<<"$out" ||
   fail "partial rerun summary: $out"
 # A published job stored before pbp had its epochs option (its configuration lacks it, and so
 # does its hash) is the same computation as the rerun at the default 40 epochs: the
@@ -41,15 +41,27 @@ cp old/splits.csv old_without_jobs/
 if out=$("$BNNBENCH" report pbp-table1 --results "$work/one" --compare old_without_jobs/splits.csv 2>&1); then
   fail "an older configuration was compared without its jobs.csv: $out"
 fi
-grep -q '6 published job(s) not in this store (1 of them under another configuration here)' <<<"$out" ||
+grep -q '6 published job(s) not rerun here (1 of them under another configuration here)' <<<"$out" ||
   fail "older configuration without jobs.csv: $out"
+# verify where the results directory has no store but a committed splits.csv (a clean
+# checkout): the selected jobs it holds are rerun and compared with it.
+mkdir -p committed && cp splits.csv committed/ && "$BNNBENCH" report pbp-table1 --results "$work/r" --format jobs > committed/jobs.csv
+out=$("$BNNBENCH" verify pbp-table1 --results committed --methods pbp --splits 1-5 -q) || fail "verify against splits.csv: $out"
+grep -q '^2 job(s) compared ([0-9]* values, [^)]*): 2 identical, 0 within tolerance 0, 0 differ' <<<"$out" ||
+  fail "verify against splits.csv: $out"
+awk -F, 'BEGIN { OFS = "," } $2 == "pbp" && $4 == 1 && $6 == "test_ll" { $7 = $7 * 1.000001 } { print }' splits.csv > committed/splits.csv
+if out=$("$BNNBENCH" verify pbp-table1 --results committed --methods pbp --splits 1 -q); then fail "a changed committed value passed: $out"; fi
+grep -q '^| boston | pbp | 1 | test_ll |' <<<"$out" || fail "changed committed value not listed: $out"
+if out=$("$BNNBENCH" verify pbp-table1 --results committed --methods bp -q 2>&1); then fail "verify of no committed job passed"; fi
+grep -q 'nothing to verify: none of the 20 selected job(s) is finished in committed/splits.csv' <<<"$out" || fail "no committed job: $out"
+
 # Another configuration of the same split is not compared: nothing to compare is an error.
 "$BNNBENCH" run pbp-table1 --methods pbp --datasets boston --splits 1 --set pbp.epochs=3 -q --no-report \
   --results "$work/other"
 if out=$("$BNNBENCH" report pbp-table1 --results "$work/other" --set pbp.epochs=3 --compare splits.csv 2>&1); then
   fail "a store with no matching job passed"
 fi
-grep -q '6 published job(s) not in this store (1 of them under another configuration here)' <<<"$out" &&
+grep -q '6 published job(s) not rerun here (1 of them under another configuration here)' <<<"$out" &&
   grep -q "no job of splits.csv is in $work/other/bnnbench.sqlite" <<<"$out" || fail "other configuration: $out"
 printf 'dataset,method,config_hash,split,status,metric,value\nboston,pbp,abc,0,ok,rmse\n' > bad_splits.csv
 if out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --compare bad_splits.csv 2>&1); then
@@ -89,7 +101,8 @@ grep -q 'nothing to verify: none of the 20 selected job(s) is finished' <<<"$out
 if out=$(verify --tolerance -1 2>&1); then fail "negative tolerance accepted"; fi
 grep -q -- '--tolerance is -1' <<<"$out" || fail "negative tolerance message: $out"
 if out=$("$BNNBENCH" verify pbp-table1 --results "$work/none" 2>&1); then fail "missing store accepted"; fi
-grep -q "no results store at $work/none/bnnbench.sqlite" <<<"$out" || fail "missing store message: $out"
+grep -q "no results store at $work/none/bnnbench.sqlite and no committed per-split file $work/none/splits.csv" <<<"$out" ||
+  fail "missing store message: $out"
 # report --compare: a table against a published one (here: itself, then with one cell changed).
 "$BNNBENCH" report pbp-table1 --results "$work/r" --format csv -o published.csv
 out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --compare published.csv) || fail "compare with itself: $out"
