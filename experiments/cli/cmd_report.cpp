@@ -133,7 +133,7 @@ int cmd_report(const std::vector<std::string>& args) {
       ("results", po::value(&results), "results directory (default: results/EXPERIMENT)")
       ("format", po::value(&format),
        "md (Markdown), csv (tidy: one row per data set x method x metric), latex (booktabs), splits (every "
-       "job's per-split metrics), jobs (every job's provenance and fit report: seed, status, iterations, "
+       "job's per-split metrics), jobs (every job's provenance and fit report: configuration, seed, status, iterations, "
        "times, code version, host, warnings, diagnostics), grid (figure predictions on the spec's grid), observations (the data sets' points), "
        "svg (a figure: a grid experiment's predictions and data, or a table experiment's values beside the "
        "paper's with two standard errors)")

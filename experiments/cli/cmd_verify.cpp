@@ -75,6 +75,19 @@ struct GroupTally {
   std::set<std::string> stored_code;
 };
 
+// Runs the plan into the scratch store of a verification; reports jobs it could not store.
+exp::RunSummary rerun(const exp::ExperimentSpec& spec, const exp::Plan& plan, exp::ResultsStore& scratch_store,
+                      int threads, bool quiet) {
+  exp::RunOptions run;
+  run.threads = threads;
+  run.quiet = quiet;
+  run.progress_bar = stderr_is_terminal();
+  run.command_line = "bnnbench verify " + spec.name;
+  const exp::RunSummary summary = exp::run_plan(spec, plan, scratch_store, run);
+  for (const auto& e : summary.store_errors) std::cerr << "error: could not store " << e << "\n";
+  return summary;
+}
+
 // Without a store: rerun the selected jobs that the committed per-split file holds as finished
 // and compare them with it (per-split metrics and status; the file keeps no predictions).
 int verify_against_split_file(const exp::ExperimentSpec& spec, const data::DatasetRegistry& registry,
@@ -101,16 +114,10 @@ int verify_against_split_file(const exp::ExperimentSpec& spec, const data::Datas
   }
   ScratchDirectory scratch;
   exp::ResultsStore rerun_store(scratch.path());
-  exp::RunOptions run;
-  run.threads = threads;
-  run.quiet = quiet;
-  run.progress_bar = stderr_is_terminal();
-  run.command_line = "bnnbench verify " + spec.name;
   if (!quiet)
     std::cerr << spec.name << ": no results store; rerunning " << plan.jobs.size() << " job(s) of " << split_file
               << " on " << threads << " thread(s)\n";
-  const exp::RunSummary summary = exp::run_plan(spec, plan, rerun_store, run);
-  for (const auto& e : summary.store_errors) std::cerr << "error: could not store " << e << "\n";
+  const exp::RunSummary summary = rerun(spec, plan, rerun_store, threads, quiet);
   const int status = compare_with_split_file(spec.name, rerun_store.jobs(spec.name, false),
                                              "a rerun with " + exp::code_version(), split_file, published, tolerance);
   return status != 0 || !summary.store_errors.empty() ? 1 : 0;
@@ -196,16 +203,10 @@ int cmd_verify(const std::vector<std::string>& args) {
 
   ScratchDirectory scratch;
   exp::ResultsStore rerun_store(scratch.path());
-  exp::RunOptions run;
-  run.threads = threads;
-  run.quiet = quiet;
-  run.progress_bar = stderr_is_terminal();
-  run.command_line = "bnnbench verify " + spec.name;
   if (!quiet)
     std::cerr << spec.name << ": rerunning " << reruns.jobs.size() << " finished job(s) of " << store.path() << " on "
               << threads << " thread(s)\n";
-  const exp::RunSummary summary = exp::run_plan(spec, reruns, rerun_store, run);
-  for (const auto& e : summary.store_errors) std::cerr << "error: could not store " << e << "\n";
+  const exp::RunSummary summary = rerun(spec, reruns, rerun_store, threads, quiet);
   const std::vector<exp::JobRecord> fresh = rerun_store.jobs(spec.name, /*with_points=*/true);
   const std::vector<const exp::JobRecord*> fresh_records = exp::stored_records(reruns.jobs, fresh);
   const auto stored_grids = grids_by_job(store, spec.name);
