@@ -138,8 +138,9 @@ int compare_with_split_file(const std::string& experiment, const std::vector<exp
       exp::compare_split_tables(exp::render_split_csv(ours), published, file, tolerance, equivalent);
   std::cout << "# " << experiment << ": " << ours_name << " against " << file << ", split by split\n\n"
             << c.jobs_compared << " job(s) compared (" << c.values_compared << " values, timings excepted; "
-            << c.jobs_older << " stored before options of ours existed, at their defaults): " << c.jobs_identical << " identical, " << c.jobs_within
-            << " within tolerance " << tolerance << ", " << c.jobs_differing << " differ; " << c.not_rerun
+            << c.jobs_older << " stored before options of ours existed, at their defaults): " << c.jobs_identical
+            << " identical, " << c.jobs_within << " within tolerance " << tolerance << ", " << c.jobs_differing
+            << " differ; " << c.not_rerun
             << " published job(s) not rerun here (" << c.other_configuration << " of them under another "
             << "configuration here), " << c.not_published << " of ours not in the published file\n";
   if (c.jobs_compared == 0) {

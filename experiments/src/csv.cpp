@@ -5,6 +5,19 @@
 
 namespace bnn::exp {
 
+std::vector<std::string> text_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    if (!lines.back().empty() && lines.back().back() == '\r') lines.back().pop_back();
+    start = end + 1;
+  }
+  return lines;
+}
+
 std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> fields(1);
   bool quoted = false;
@@ -24,6 +37,14 @@ std::vector<std::string> split_csv_line(const std::string& line) {
   }
   if (quoted) throw std::invalid_argument("unterminated quoted field");
   return fields;
+}
+
+std::vector<std::string> split_csv_line(const std::string& line, const std::string& where) {
+  try {
+    return split_csv_line(line);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(where + ": " + e.what());
+  }
 }
 
 std::string csv_field(const std::string& text) {

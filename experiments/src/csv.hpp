@@ -6,9 +6,14 @@
 
 namespace bnn::exp {
 
+// The lines of a text, without their line breaks (\n or \r\n); line i + 1 of a file is [i].
+std::vector<std::string> text_lines(const std::string& text);
+
 // The fields of one line (without its line break). Throws std::invalid_argument for an
 // unterminated quoted field.
 std::vector<std::string> split_csv_line(const std::string& line);
+// The same, with `where` (e.g. "file.csv, line 3") before the error message.
+std::vector<std::string> split_csv_line(const std::string& line, const std::string& where);
 
 // The field as written to a CSV file: quoted when it holds a comma or a quote; a line break
 // becomes a space, so that every record is one line.

@@ -5,7 +5,6 @@
 #include <limits>
 #include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -28,13 +27,11 @@ using SplitTable = std::map<JobId, SplitJob>;
 
 SplitTable read_split_table(const std::string& text, const std::string& name) {
   SplitTable table;
-  std::istringstream in(text);
-  std::string line;
-  long number = 0;
-  const auto where = [&] { return name + ", line " + std::to_string(number); };
-  while (std::getline(in, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  const std::vector<std::string> lines = text_lines(text);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    const long number = static_cast<long>(i) + 1;
+    const auto where = [&] { return name + ", line " + std::to_string(number); };
     if (number == 1) {
       if (line != kHeader)
         throw std::invalid_argument(where() + ": not a per-split table (expected the header " + kHeader +
@@ -42,12 +39,7 @@ SplitTable read_split_table(const std::string& text, const std::string& name) {
       continue;
     }
     if (line.empty()) continue;
-    std::vector<std::string> fields;
-    try {
-      fields = split_csv_line(line);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(where() + ": " + e.what());
-    }
+    const std::vector<std::string> fields = split_csv_line(line, where());
     if (fields.size() != 7)
       throw std::invalid_argument(where() + ": " + std::to_string(fields.size()) + " fields, but a row has 7");
     char* end = nullptr;
@@ -62,7 +54,7 @@ SplitTable read_split_table(const std::string& text, const std::string& name) {
       throw std::invalid_argument(where() + ": metric " + fields[5] + " appears twice for " + fields[0] + "/" +
                                   fields[1] + "/split " + fields[3]);
   }
-  if (number == 0) throw std::invalid_argument(name + ": the file is empty");
+  if (lines.empty()) throw std::invalid_argument(name + ": the file is empty");
   return table;
 }
 
@@ -149,22 +141,13 @@ EquivalentConfiguration older_configuration_rule(std::map<std::string, std::stri
 
 std::map<std::string, std::string> read_job_configs(const std::string& text, const std::string& name) {
   std::map<std::string, std::string> configs;
-  std::istringstream in(text);
-  std::string line;
-  long number = 0;
+  const std::vector<std::string> lines = text_lines(text);
   std::size_t hash_column = 0, config_column = 0, columns = 0;
-  const auto fields_of = [&](const std::string& row) {
-    try {
-      return split_csv_line(row);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(name + ", line " + std::to_string(number) + ": " + e.what());
-    }
-  };
-  while (std::getline(in, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    const long number = static_cast<long>(i) + 1;
     if (line.empty()) continue;
-    const std::vector<std::string> fields = fields_of(line);
+    const std::vector<std::string> fields = split_csv_line(line, name + ", line " + std::to_string(number));
     if (number == 1) {
       const auto column = [&](const std::string& wanted) {
         const auto at = std::find(fields.begin(), fields.end(), wanted);

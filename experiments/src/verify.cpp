@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 #include <tuple>
 #include <vector>
@@ -120,19 +119,12 @@ using Table = std::map<std::tuple<std::string, std::string, std::string>, TableR
 
 Table read_report_table(const std::string& text, const std::string& name) {
   Table table;
-  std::istringstream in(text);
-  std::string line;
-  long number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  const std::vector<std::string> lines = text_lines(text);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    const long number = static_cast<long>(i) + 1;
     if (line.empty()) continue;
-    std::vector<std::string> fields;
-    try {
-      fields = split_csv_line(line);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(name + ", line " + std::to_string(number) + ": " + e.what());
-    }
+    const std::vector<std::string> fields = split_csv_line(line, name + ", line " + std::to_string(number));
     if (number == 1) {
       if (fields.size() < 5 || fields[0] != "dataset" || fields[1] != "method" || fields[2] != "metric" ||
           fields[3] != "value" || fields[4] != "se")
@@ -151,7 +143,7 @@ Table read_report_table(const std::string& text, const std::string& name) {
     }
     table[{fields[0], fields[1], fields[2]}] = {fields[3], fields[4], fields.size() > 5 ? fields[5] : ""};
   }
-  if (number == 0) throw std::invalid_argument(name + ": the file is empty");
+  if (lines.empty()) throw std::invalid_argument(name + ": the file is empty");
   return table;
 }
 
