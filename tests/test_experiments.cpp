@@ -857,6 +857,28 @@ TEST_CASE("report rel_time: CPU seconds relative to the reference method, wall t
   REQUIRE(w.cell("pbp-cubic", "linear-evidence", "rel_time").ours);
   CHECK(w.cell("pbp-cubic", "linear-evidence", "rel_time").ours->value == Approx(2.0).epsilon(1e-12));
   CHECK(w.cell("pbp-cubic", "linear", "rel_time").ours->value == 1.0);
+
+  // A report of part of the experiment: the base of the relative times is left out of the
+  // table but still divides; the other data set of quickstart is left out too.
+  ExperimentSpec both = load_experiment(find_experiment_file("quickstart"));
+  both.report = spec.report;
+  REQUIRE(both.datasets.size() >= 2);
+  ReportSelection selection;
+  selection.methods = {"linear-evidence"};
+  selection.datasets = {"pbp-cubic"};
+  const ReportData part = build_report(both, registry, store, {}, selection);
+  CHECK(part.methods == std::vector<std::string>{"linear-evidence"});
+  REQUIRE(part.datasets.size() == 1);
+  CHECK(part.datasets[0].name == "pbp-cubic");
+  CHECK(part.cell("pbp-cubic", "linear-evidence", "rel_time").ours->value == Approx(12.0 / 3.5).epsilon(1e-12));
+  CHECK(part.cells.count({"pbp-cubic", "linear", "rel_time"}) == 0);
+  CHECK_THAT(render_markdown(part), Catch::Contains("part of the experiment: methods linear-evidence; data sets pbp-cubic"));
+  CHECK_THAT(render_csv(part), !Catch::Contains("pbp-cubic,linear,"));
+  // unknown labels and data sets are errors that name them
+  CHECK_THROWS_WITH(checked_selection(both, registry, {"pbp"}, {}),
+                    Catch::Contains("has no method 'pbp'; its methods: linear, linear-evidence"));
+  CHECK_THROWS_WITH(checked_selection(both, registry, {}, {"boston"}),
+                    Catch::Contains("does not use data set 'boston'"));
 }
 
 TEST_CASE("reference numbers are read as the specs describe", "[report]") {

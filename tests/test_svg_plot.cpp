@@ -580,7 +580,7 @@ TEST_CASE("comparison_figure: ours and the paper's at -+ 2 se, compared metrics 
   spec.paper = "Nobody (2024)";
   ReportData r;
   r.spec = &spec;
-  r.datasets = {DatasetRow{"a"}, DatasetRow{"b"}};
+  r.datasets = {DatasetRow{.name = "a"}, DatasetRow{.name = "b"}};
   r.methods = {"m1", "m2", "m3"};
   r.metrics = {"rmse", "fit_seconds"};
   const auto put = [&](const std::string& d, const std::string& m, const std::string& metric, std::optional<Summary> ours,

@@ -17,11 +17,14 @@
 
 namespace bnn::cli {
 namespace {
-// Every data set of the spec (original units), to plot beside the grid.
+// The selected data sets of the spec (original units), to plot beside the grid.
 std::vector<data::Dataset> spec_datasets(const exp::ExperimentSpec& spec, const data::DatasetRegistry& registry,
-                                         const std::string& data_dir) {
+                                         const exp::ReportSelection& selection, const std::string& data_dir) {
   std::vector<data::Dataset> sets;
-  for (const auto& d : spec.datasets) sets.push_back(data::load_dataset(registry.find(d.name), data_dir));
+  for (const auto& d : spec.datasets) {
+    const data::DatasetSpec& entry = registry.find(d.name);
+    if (selection.shows_dataset(entry.name)) sets.push_back(data::load_dataset(entry, data_dir));
+  }
   return sets;
 }
 
@@ -57,16 +60,23 @@ std::string observations_csv(const std::vector<data::Dataset>& sets) {
   return out.str();
 }
 
-// `report --compare FILE` with a per-split file: our jobs against the published ones, job by job.
+// The stored jobs a selection shows.
+std::vector<exp::JobRecord> selected_jobs(std::vector<exp::JobRecord> jobs, const exp::ReportSelection& selection) {
+  std::erase_if(jobs, [&](const exp::JobRecord& j) { return !selection.shows(j.key); });
+  return jobs;
+}
+
 // `report --compare FILE`: our table against a published one, cell by cell.
 int compare_with_published(const exp::ExperimentSpec& spec, const data::DatasetRegistry& registry,
-                           const std::string& results, const std::string& file, double tolerance) {
+                           const std::string& results, const exp::ReportSelection& selection, const std::string& file,
+                           double tolerance) {
   const std::string published = read_text_file(file, "--compare");
   exp::ResultsStore store(results, exp::ResultsStore::Access::read_only);
   if (exp::is_split_table(published))
-    return compare_with_split_file(spec.name, store.jobs(spec.name, false), store.path(), file, published, tolerance);
+    return compare_with_split_file(spec.name, selected_jobs(store.jobs(spec.name, false), selection), store.path(), file,
+                                   published, tolerance);
   const std::string ours =
-      exp::render_csv(exp::build_report(spec, registry, store, exp::load_reference(spec, registry)));
+      exp::render_csv(exp::build_report(spec, registry, store, exp::load_reference(spec, registry), selection));
   const exp::TableComparison c = exp::compare_report_tables(ours, published, file, tolerance);
   std::cout << "# " << spec.name << ": " << store.path() << " against " << file << "\n\n"
             << c.compared << " value(s) compared (timings excepted): " << c.identical << " identical, " << c.within
@@ -89,26 +99,28 @@ int compare_with_published(const exp::ExperimentSpec& spec, const data::DatasetR
 
 // One output format of `report` as text.
 std::string report_text(const std::string& format, const exp::ExperimentSpec& spec,
-                        const data::DatasetRegistry& registry, const std::string& results, const CommonOptions& common) {
-  if (format == "observations") return observations_csv(spec_datasets(spec, registry, common.resolved_data_dir()));
+                        const data::DatasetRegistry& registry, const std::string& results,
+                        const exp::ReportSelection& selection, const CommonOptions& common) {
+  if (format == "observations")
+    return observations_csv(spec_datasets(spec, registry, selection, common.resolved_data_dir()));
   exp::ResultsStore store(results, exp::ResultsStore::Access::read_only);
-  const std::vector<exp::JobRecord> jobs = store.jobs(spec.name, false);
-  if (jobs.empty()) std::cerr << "note: " << store.path() << " holds no job of " << spec.name << "\n";
+  const std::vector<exp::JobRecord> jobs = selected_jobs(store.jobs(spec.name, false), selection);
+  if (jobs.empty()) std::cerr << "note: " << store.path() << " holds no job of " << spec.name << (selection.all() ? "" : " in the selection") << "\n";
   if (format == "splits") return exp::render_split_csv(jobs);
   if (format == "jobs") return exp::render_job_csv(jobs);
   if (format == "svg" && !spec.grid)
-    return exp::plot::render_svg(
-        exp::comparison_figure(exp::build_report(spec, registry, store, exp::load_reference(spec, registry))));
+    return exp::plot::render_svg(exp::comparison_figure(
+        exp::build_report(spec, registry, store, exp::load_reference(spec, registry), selection)));
   if (format == "grid" || format == "svg") {
-    // Only the grids of the jobs the table would show (the spec's current configuration).
+    // Only the grids of the jobs the table would show (the spec's current configuration, the selection).
     const std::set<exp::JobKey> current = exp::selected_job_keys(spec, registry, jobs);
     auto grids = store.grids(spec.name);
     std::erase_if(grids, [&](const auto& g) { return !current.count(g.first); });
     if (format == "grid") return exp::render_grid_csv(grids);
-    return exp::plot::render_svg(exp::grid_figure(spec, grids, spec_datasets(spec, registry, common.resolved_data_dir()),
-                                                  synthetic_truth(spec, registry)));
+    return exp::plot::render_svg(exp::grid_figure(
+        spec, grids, spec_datasets(spec, registry, selection, common.resolved_data_dir()), synthetic_truth(spec, registry)));
   }
-  return render(exp::build_report(spec, registry, store, exp::load_reference(spec, registry)), format);
+  return render(exp::build_report(spec, registry, store, exp::load_reference(spec, registry), selection), format);
 }
 
 // The files `report --publish DIR` writes, with their formats: what results/EXPERIMENT holds.
@@ -125,7 +137,7 @@ std::vector<std::pair<std::string, std::string>> published_files(const exp::Expe
 int cmd_report(const std::vector<std::string>& args) {
   CommonOptions common;
   std::string experiment, results, format = "md", output, compare, publish;
-  std::vector<std::string> settings;
+  std::vector<std::string> settings, methods, datasets;
   double tolerance = 0.0;
   po::options_description options("bnnbench report options");
   options.add_options()
@@ -143,6 +155,9 @@ int cmd_report(const std::vector<std::string>& args) {
        "report.tex, report.svg for a table or grid.csv, observations.csv, figure.svg for a figure; splits.csv "
        "and jobs.csv for both")
       ("set", po::value(&settings)->composing(), "the --set overrides the run used (to select its results)")
+      ("methods", po::value(&methods)->composing(),
+       "only these method labels (comma-separated): the report, the per-split and job files, the comparison")
+      ("datasets", po::value(&datasets)->composing(), "only these data sets (comma-separated names or aliases)")
       ("compare", po::value(&compare),
        "instead of the report, compare it with a published one: a table in the CSV format (e.g. "
        "results/EXPERIMENT/report.csv; values and standard errors, cell by cell) or per-split metrics in the "
@@ -165,13 +180,19 @@ int cmd_report(const std::vector<std::string>& args) {
   if (results.empty()) results = default_results_dir(spec.name);
   const data::DatasetRegistry registry = common.load_registry();
   if (!compare.empty() && !publish.empty()) throw po::error("--compare and --publish: give one of them");
-  if (!compare.empty()) return compare_with_published(spec, registry, results, compare, tolerance);
+  exp::ReportSelection selection;
+  selection.methods = split_list(methods);
+  if (!methods.empty() && selection.methods.empty()) throw std::invalid_argument("--methods is empty");
+  const std::vector<std::string> dataset_names = split_list(datasets);
+  if (!datasets.empty() && dataset_names.empty()) throw std::invalid_argument("--datasets is empty");
+  selection.datasets = exp::checked_selection(spec, registry, selection.methods, dataset_names);
+  if (!compare.empty()) return compare_with_published(spec, registry, results, selection, compare, tolerance);
   if (!publish.empty()) {
     if (!output.empty() || common.given.count("format")) throw po::error("--publish writes every format: drop --format and -o");
     // Every file is made before any is written: a failure leaves the directory as it was.
     std::vector<std::pair<std::filesystem::path, std::string>> files;
     for (const auto& [name, file_format] : published_files(spec))
-      files.emplace_back(std::filesystem::path(publish) / name, report_text(file_format, spec, registry, results, common));
+      files.emplace_back(std::filesystem::path(publish) / name, report_text(file_format, spec, registry, results, selection, common));
     std::error_code error;
     std::filesystem::create_directories(publish, error);
     if (error) throw std::invalid_argument("--publish: cannot create the directory " + publish + ": " + error.message());
@@ -181,7 +202,7 @@ int cmd_report(const std::vector<std::string>& args) {
     }
     return 0;
   }
-  const std::string text = report_text(format, spec, registry, results, common);
+  const std::string text = report_text(format, spec, registry, results, selection, common);
   if (output.empty()) {
     std::cout << text;
   } else {

@@ -117,21 +117,29 @@ void check_spec(const ExperimentSpec& spec, const data::DatasetRegistry& registr
 }
 }  // namespace
 
-Plan make_plan(const ExperimentSpec& spec, const data::DatasetRegistry& registry, const PlanOptions& options) {
-  check_spec(spec, registry);
-  Plan plan;
-  std::vector<std::string> wanted_datasets;
-  for (const auto& name : options.only_datasets) wanted_datasets.push_back(registry.find(name).name);
-  for (const auto& label : options.only_methods)
+std::vector<std::string> checked_selection(const ExperimentSpec& spec, const data::DatasetRegistry& registry,
+                                           const std::vector<std::string>& method_labels,
+                                           const std::vector<std::string>& dataset_names) {
+  std::vector<std::string> canonical;
+  for (const auto& name : dataset_names) canonical.push_back(registry.find(name).name);
+  for (const auto& label : method_labels)
     if (std::none_of(spec.methods.begin(), spec.methods.end(), [&](const MethodConfig& m) { return m.label == label; })) {
       std::string known;
       for (const auto& m : spec.methods) known += (known.empty() ? "" : ", ") + m.label;
       throw std::invalid_argument("--methods: " + spec.name + " has no method '" + label + "'; its methods: " + known);
     }
-  for (const auto& name : wanted_datasets)
+  for (const auto& name : canonical)
     if (std::none_of(spec.datasets.begin(), spec.datasets.end(),
                      [&](const DatasetConfig& d) { return registry.find(d.name).name == name; }))
       throw std::invalid_argument("--datasets: " + spec.name + " does not use data set '" + name + "'");
+  return canonical;
+}
+
+Plan make_plan(const ExperimentSpec& spec, const data::DatasetRegistry& registry, const PlanOptions& options) {
+  check_spec(spec, registry);
+  Plan plan;
+  const std::vector<std::string> wanted_datasets =
+      checked_selection(spec, registry, options.only_methods, options.only_datasets);
 
   std::vector<const MethodConfig*> methods;
   for (const auto& m : spec.methods) {

@@ -36,6 +36,12 @@ struct Plan {
   std::vector<std::string> notes;  // skipped data sets and methods, with the reason
 };
 
+// Checks a selection of method labels and data sets (names or aliases) against the spec, with
+// an error naming an unknown one; returns the data sets' canonical names.
+std::vector<std::string> checked_selection(const ExperimentSpec& spec, const data::DatasetRegistry& registry,
+                                           const std::vector<std::string>& method_labels,
+                                           const std::vector<std::string>& dataset_names);
+
 struct PlanOptions {
   std::string data_dir;
   std::vector<std::string> only_methods;   // labels; empty: all

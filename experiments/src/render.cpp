@@ -82,13 +82,13 @@ std::string provenance(const ReportData& r, const std::string& bullet) {
   const ExperimentSpec& s = *r.spec;
   out << bullet << "Paper: " << (s.paper.empty() ? "—" : s.paper) << "\n";
   out << bullet << "Metrics on the " << (s.scale == "original" ? "original target scale" : "normalized target scale (training-part mean and sd)") << "; experiment seed " << s.seed << "\n";
-  for (const auto& d : s.datasets)
-    if (d.target_transform != data::TargetTransform::none)
-      out << bullet << d.name << ": target transformed on loading to " << data::describe_target(d.target_transform)
-          << ", so its metrics are on that scale\n";
-  for (const auto& d : s.datasets)
-    if (d.constant_inputs == data::ConstantInputs::numpy)
-      out << bullet << d.name
+  for (const auto& row : r.datasets)  // the data sets shown
+    if (row.config && row.config->target_transform != data::TargetTransform::none)
+      out << bullet << row.config->name << ": target transformed on loading to "
+          << data::describe_target(row.config->target_transform) << ", so its metrics are on that scale\n";
+  for (const auto& row : r.datasets)
+    if (row.config && row.config->constant_inputs == data::ConstantInputs::numpy)
+      out << bullet << row.config->name
           << ": constant input columns standardized as numpy does in double precision (the authors' code), so one "
              "whose mean does not sum exactly becomes a constant input of +-1\n";
   std::set<std::string> versions, hosts, machines;

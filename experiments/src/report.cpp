@@ -63,14 +63,32 @@ std::map<std::string, Summary> aggregate_metrics(const std::vector<const JobReco
   return out;
 }
 
+bool ReportSelection::shows_method(const std::string& label) const {
+  return methods.empty() || std::find(methods.begin(), methods.end(), label) != methods.end();
+}
+
+bool ReportSelection::shows_dataset(const std::string& name) const {
+  return datasets.empty() || std::find(datasets.begin(), datasets.end(), name) != datasets.end();
+}
+
 ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry& registry,
-                        ResultsStore& store, const ReferenceValues& references) {
+                        ResultsStore& store, const ReferenceValues& references, const ReportSelection& selection) {
   ReportData r;
   r.spec = &spec;
   r.metrics = spec.report.metrics;
   r.store_path = store.path();
   r.runs = store.runs(spec.name);
-  for (const auto& m : spec.methods) r.methods.push_back(m.label);
+  for (const auto& m : spec.methods)
+    if (selection.shows_method(m.label)) r.methods.push_back(m.label);
+  if (!selection.all()) {
+    const auto list = [](const std::vector<std::string>& names) {
+      std::string text;
+      for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+      return text.empty() ? std::string("all") : text;
+    };
+    r.notes.push_back("part of the experiment: methods " + list(selection.methods) + "; data sets " +
+                      list(selection.datasets));
+  }
   const bool need_points = std::any_of(r.metrics.begin(), r.metrics.end(), [](const std::string& m) {
     const MetricInfo* info = find_metric(m);
     return info && info->pooled;
@@ -84,20 +102,30 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
 
   for (const auto& dc : spec.datasets) {
     const data::DatasetSpec& ds = registry.find(dc.name);
-    DatasetRow row{ds.name, 0, 0, 0, ds.paper_n, ds.paper_d};
+    if (!selection.shows_dataset(ds.name)) continue;
+    DatasetRow row{&dc, ds.name, 0, 0, 0, ds.paper_n, ds.paper_d};
     std::map<std::string, std::map<std::string, Summary>> by_method;
     for (const auto& m : spec.methods) {
-      const JobSelection selection = select_jobs(jobs, ds.name, m.label, config_identity(spec, dc, ds, m));
-      if (selection.other_configurations) stale.insert(ds.name + "/" + m.label);
-      if (selection.older > 0) {
+      const bool shown = selection.shows_method(m.label);
+      if (!shown && m.label != spec.report.relative_time_to) continue;
+      const JobSelection chosen = select_jobs(jobs, ds.name, m.label, config_identity(spec, dc, ds, m));
+      if (!shown) {  // only the base of the relative times
+        std::vector<const JobRecord*> ok;
+        for (const JobRecord* j : chosen.jobs)
+          if (j->status == "ok") ok.push_back(j);
+        by_method[m.label] = aggregate_metrics(ok);
+        continue;
+      }
+      if (chosen.other_configurations) stale.insert(ds.name + "/" + m.label);
+      if (chosen.older > 0) {
         std::string names;
-        for (const auto& o : selection.missing_options) names += (names.empty() ? "" : ", ") + o;
-        older[{m.label, names}].push_back(ds.name + " " + std::to_string(selection.older) + " of " +
-                                          std::to_string(selection.jobs.size()));
+        for (const auto& o : chosen.missing_options) names += (names.empty() ? "" : ", ") + o;
+        older[{m.label, names}].push_back(ds.name + " " + std::to_string(chosen.older) + " of " +
+                                          std::to_string(chosen.jobs.size()));
       }
       std::vector<const JobRecord*> ok;
       int failed = 0;
-      for (const JobRecord* jp : selection.jobs) {
+      for (const JobRecord* jp : chosen.jobs) {
         const JobRecord& j = *jp;
         if (j.status == "ok") {
           ok.push_back(&j);
@@ -138,6 +166,7 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
     if (!spec.report.relative_time_to.empty()) {
       const auto& base = by_method[spec.report.relative_time_to];
       for (const auto& m : spec.methods) {
+        if (!selection.shows_method(m.label)) continue;
         Cell& c = r.cells[{ds.name, m.label, "rel_time"}];
         const auto& mine = by_method[m.label];
         for (const char* basis : {"cpu_seconds", "fit_seconds"}) {
@@ -181,7 +210,7 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
   for (const auto& s : stale)
     r.notes.push_back(s + ": the store also holds results made with other options or seed (not shown; pass the run's --set to report them)");
   for (const auto& m : spec.methods)
-    if (!method_available(m.method)) r.notes.push_back("method " + m.label + " (" + m.method + ") is not implemented yet: no results of ours" +
+    if (selection.shows_method(m.label) && !method_available(m.method)) r.notes.push_back("method " + m.label + " (" + m.method + ") is not implemented yet: no results of ours" +
                        (spec.reference ? " (the paper's numbers are shown)" : ""));
   return r;
 }

@@ -24,6 +24,7 @@ struct Cell {
 };
 
 struct DatasetRow {
+  const DatasetConfig* config = nullptr;  // the spec's entry
   std::string name;  // canonical
   long n_train = 0, n_test = 0, d = 0;  // from our jobs (0 when none)
   long paper_n = 0, paper_d = 0;
@@ -45,10 +46,22 @@ struct ReportData {
   const Cell& cell(const std::string& dataset, const std::string& label, const std::string& metric) const;
 };
 
+// The part of an experiment a report shows (`report --methods`, `--datasets`); empty: all.
+struct ReportSelection {
+  std::vector<std::string> methods;   // labels
+  std::vector<std::string> datasets;  // canonical names
+  bool shows_method(const std::string& label) const;
+  bool shows_dataset(const std::string& name) const;
+  bool shows(const JobKey& key) const { return shows_dataset(key.dataset) && shows_method(key.method_label); }
+  bool all() const { return methods.empty() && datasets.empty(); }
+};
+
 // Aggregates the finished jobs of the spec's current configuration (results made with other
-// options or seeds are ignored and noted). `references` may be empty.
+// options or seeds are ignored and noted). `references` may be empty. A selection leaves out
+// the other data sets and methods (a method's time relative to one left out is still shown).
 ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry& registry,
-                        ResultsStore& store, const ReferenceValues& references);
+                        ResultsStore& store, const ReferenceValues& references,
+                        const ReportSelection& selection = {});
 
 std::string render_markdown(const ReportData& report);
 std::string render_latex(const ReportData& report);

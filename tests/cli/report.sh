@@ -59,6 +59,22 @@ for extra in "--format csv" "-o $work/x.md" "--compare $work/pub/table/report.cs
   grep -q -e '--publish writes every format' -e '--compare and --publish' <<<"$out" || fail "--publish with $extra: $out"
 done
 [ -e "$work/pub/again" ] && fail "a refused --publish created its directory"
+# Part of an experiment: --methods and --datasets select the table's columns and rows, the
+# per-split and job files and the comparison; unknown names are errors that name them.
+part=$("$BNNBENCH" report pbp-table1 --results "$work/r" --methods pbp,linear --datasets yacht)
+grep -q '^| data set | n train/test | d | pbp | pbp (paper) | linear |$' <<<"$part" || fail "part: header"
+[ "$(grep -c '^| yacht |' <<<"$part")" -eq 3 ] || fail "part: one yacht row per metric table"
+grep -q '^| boston' <<<"$part" && fail "part: boston shown"
+grep -q 'part of the experiment: methods pbp, linear; data sets yacht' <<<"$part" || fail "part: note"
+splits=$("$BNNBENCH" report pbp-table1 --results "$work/r" --datasets yacht --format splits)
+grep -q '^boston,' <<<"$splits" && fail "part: boston in the per-split file"
+[ "$(grep -c '^yacht,linear,' <<<"$splits")" -gt 0 ] || fail "part: yacht per-split rows"
+"$BNNBENCH" report pbp-table1 --results "$work/r" --datasets yacht --compare "$work/pub/table/splits.csv" |
+  grep -q '^20 job(s) compared .*: 20 identical' || fail "part: comparison of the yacht jobs"
+if out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --methods nn-mc 2>&1); then fail "unknown label accepted"; fi
+grep -q "pbp-table1 has no method 'nn-mc'" <<<"$out" || fail "unknown label: $out"
+if out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --datasets crime 2>&1); then fail "unused data set accepted"; fi
+grep -q "does not use data set 'crime'" <<<"$out" || fail "unused data set: $out"
 # NN-MC's chain traces of one epnn-table1 job (shortened): a line per chain in four panels,
 # a CSV row per chain and kept draw, an R-hat per test point.
 "$BNNBENCH" figure nn-mc-traces --dataset boston --split 2 --set nn-mc.warmup=200 --set nn-mc.samples=400 \
