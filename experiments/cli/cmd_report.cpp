@@ -60,12 +60,6 @@ std::string observations_csv(const std::vector<data::Dataset>& sets) {
   return out.str();
 }
 
-// The stored jobs a selection shows.
-std::vector<exp::JobRecord> selected_jobs(std::vector<exp::JobRecord> jobs, const exp::ReportSelection& selection) {
-  std::erase_if(jobs, [&](const exp::JobRecord& j) { return !selection.shows(j.key); });
-  return jobs;
-}
-
 // `report --compare FILE`: our table against a published one, cell by cell.
 int compare_with_published(const exp::ExperimentSpec& spec, const data::DatasetRegistry& registry,
                            const std::string& results, const exp::ReportSelection& selection, const std::string& file,
@@ -137,7 +131,7 @@ std::vector<std::pair<std::string, std::string>> published_files(const exp::Expe
 int cmd_report(const std::vector<std::string>& args) {
   CommonOptions common;
   std::string experiment, results, format = "md", output, compare, publish;
-  std::vector<std::string> settings, methods, datasets;
+  JobFilterOptions filter;  // its --methods, --datasets and --set
   double tolerance = 0.0;
   po::options_description options("bnnbench report options");
   options.add_options()
@@ -154,10 +148,10 @@ int cmd_report(const std::vector<std::string>& args) {
        "write every format into this directory, as results/EXPERIMENT holds them: report.md, and report.csv, "
        "report.tex, report.svg for a table or grid.csv, observations.csv, figure.svg for a figure; splits.csv "
        "and jobs.csv for both")
-      ("set", po::value(&settings)->composing(), "the --set overrides the run used (to select its results)")
-      ("methods", po::value(&methods)->composing(),
+      ("set", po::value(&filter.settings)->composing(), "the --set overrides the run used (to select its results)")
+      ("methods", po::value(&filter.methods)->composing(),
        "only these method labels (comma-separated): the report, the per-split and job files, the comparison")
-      ("datasets", po::value(&datasets)->composing(), "only these data sets (comma-separated names or aliases)")
+      ("datasets", po::value(&filter.datasets)->composing(), "only these data sets (comma-separated names or aliases)")
       ("compare", po::value(&compare),
        "instead of the report, compare it with a published one: a table in the CSV format (e.g. "
        "results/EXPERIMENT/report.csv; values and standard errors, cell by cell) or per-split metrics in the "
@@ -176,16 +170,11 @@ int cmd_report(const std::vector<std::string>& args) {
   check_format(format, {"md", "csv", "latex", "splits", "jobs", "grid", "observations", "svg"});
   if (!(tolerance >= 0.0))
     throw std::invalid_argument("--tolerance is " + std::to_string(tolerance) + ", but must be >= 0");
-  const exp::ExperimentSpec spec = load_spec(experiment, settings);
+  const exp::ExperimentSpec spec = load_spec(experiment, filter.settings);
   if (results.empty()) results = default_results_dir(spec.name);
   const data::DatasetRegistry registry = common.load_registry();
   if (!compare.empty() && !publish.empty()) throw po::error("--compare and --publish: give one of them");
-  exp::ReportSelection selection;
-  selection.methods = split_list(methods);
-  if (!methods.empty() && selection.methods.empty()) throw std::invalid_argument("--methods is empty");
-  const std::vector<std::string> dataset_names = split_list(datasets);
-  if (!datasets.empty() && dataset_names.empty()) throw std::invalid_argument("--datasets is empty");
-  selection.datasets = exp::checked_selection(spec, registry, selection.methods, dataset_names);
+  const exp::ReportSelection selection = report_selection(spec, registry, filter.plan_options(""));
   if (!compare.empty()) return compare_with_published(spec, registry, results, selection, compare, tolerance);
   if (!publish.empty()) {
     if (!output.empty() || common.given.count("format")) throw po::error("--publish writes every format: drop --format and -o");

@@ -78,7 +78,8 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
 
   exp::ExperimentSpec spec = load_spec(experiment, filter.settings);
   const data::DatasetRegistry registry = common.load_registry();
-  const exp::Plan plan = exp::make_plan(spec, registry, filter.plan_options(common.resolved_data_dir()));
+  const exp::PlanOptions plan_options = filter.plan_options(common.resolved_data_dir());
+  const exp::Plan plan = exp::make_plan(spec, registry, plan_options);
   for (const auto& note : plan.notes) std::cerr << "note: " << note << "\n";
   if (plan.jobs.empty())
     throw std::invalid_argument("nothing to run: no job of " + spec.name +
@@ -110,10 +111,11 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
                                    : std::string())
               << "\n";
   for (const auto& e : summary.store_errors) std::cerr << "error: could not store " << e << "\n";
-  if (!no_report) {
+  if (!no_report) {  // of the selected methods and data sets, all their splits
+    const exp::ReportSelection shown = report_selection(spec, registry, plan_options);
     const auto references = exp::load_reference(spec, registry);
-    std::cout << (format == "splits" ? exp::render_split_csv(store.jobs(spec.name, false))
-                                     : render(exp::build_report(spec, registry, store, references), format));
+    std::cout << (format == "splits" ? exp::render_split_csv(selected_jobs(store.jobs(spec.name, false), shown))
+                                     : render(exp::build_report(spec, registry, store, references, shown), format));
   }
   if (!summary.store_errors.empty()) return 1;
   if (summary.failed > 0) {

@@ -113,6 +113,19 @@ exp::PlanOptions JobFilterOptions::plan_options(const std::string& data_dir) con
   return out;
 }
 
+std::vector<exp::JobRecord> selected_jobs(std::vector<exp::JobRecord> jobs, const exp::ReportSelection& selection) {
+  std::erase_if(jobs, [&](const exp::JobRecord& j) { return !selection.shows(j.key); });
+  return jobs;
+}
+
+exp::ReportSelection report_selection(const exp::ExperimentSpec& spec, const data::DatasetRegistry& registry,
+                                      const exp::PlanOptions& options) {
+  exp::ReportSelection selection;
+  selection.methods = options.only_methods;
+  selection.datasets = exp::checked_selection(spec, registry, options.only_methods, options.only_datasets);
+  return selection;
+}
+
 std::string read_text_file(const std::string& path, const std::string& option) {
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(option + ": cannot read " + path);

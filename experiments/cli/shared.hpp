@@ -35,6 +35,12 @@ void check_output_path(const std::string& path, const std::string& option);
 int compare_with_split_file(const std::string& experiment, const std::vector<exp::JobRecord>& ours,
                             const std::string& ours_name, const std::string& file, const std::string& published,
                             double tolerance);
+// The stored jobs a report selection shows.
+std::vector<exp::JobRecord> selected_jobs(std::vector<exp::JobRecord> jobs, const exp::ReportSelection& selection);
+// The selection of --methods and --datasets as a report shows it (data sets by canonical name);
+// an unknown name is an error naming it.
+exp::ReportSelection report_selection(const exp::ExperimentSpec& spec, const data::DatasetRegistry& registry,
+                                      const exp::PlanOptions& options);
 // The file's text; throws std::invalid_argument naming `option` when it cannot be read.
 std::string read_text_file(const std::string& path, const std::string& option);
 

@@ -71,6 +71,10 @@ grep -q '^boston,' <<<"$splits" && fail "part: boston in the per-split file"
 [ "$(grep -c '^yacht,linear,' <<<"$splits")" -gt 0 ] || fail "part: yacht per-split rows"
 "$BNNBENCH" report pbp-table1 --results "$work/r" --datasets yacht --compare "$work/pub/table/splits.csv" |
   grep -q '^20 job(s) compared .*: 20 identical' || fail "part: comparison of the yacht jobs"
+# run's closing report shows what it was asked to run (here all finished already)
+ran=$("$BNNBENCH" run pbp-table1 --results "$work/r" --methods linear --datasets yacht -q)
+grep -q '^| data set | n train/test | d | linear |$' <<<"$ran" || fail "run's report: header"
+[ "$(grep -c '^| [a-z]* |' <<<"$ran")" -eq 3 ] || fail "run's report: one row (yacht) per metric table"
 if out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --methods nn-mc 2>&1); then fail "unknown label accepted"; fi
 grep -q "pbp-table1 has no method 'nn-mc'" <<<"$out" || fail "unknown label: $out"
 if out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --datasets crime 2>&1); then fail "unused data set accepted"; fi
