@@ -5,6 +5,8 @@
 
 namespace bnn::exp {
 
+namespace {
+// The lines of a text, without their line breaks (\n or \r\n); line i + 1 of a file is [i].
 std::vector<std::string> text_lines(const std::string& text) {
   std::vector<std::string> lines;
   std::size_t start = 0;
@@ -17,6 +19,7 @@ std::vector<std::string> text_lines(const std::string& text) {
   }
   return lines;
 }
+}  // namespace
 
 std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> fields(1);
@@ -45,6 +48,21 @@ std::vector<std::string> split_csv_line(const std::string& line, const std::stri
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(where + ": " + e.what());
   }
+}
+
+std::vector<CsvRow> csv_rows(const std::string& text, const std::string& name) {
+  std::vector<CsvRow> rows;
+  const std::vector<std::string> lines = text_lines(text);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].empty()) continue;
+    CsvRow row;
+    row.line = static_cast<long>(i) + 1;
+    row.where = name + ", line " + std::to_string(row.line);
+    row.text = lines[i];
+    row.fields = split_csv_line(row.text, row.where);
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 std::string csv_field(const std::string& text) {

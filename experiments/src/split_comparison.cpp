@@ -26,35 +26,29 @@ using JobId = std::tuple<std::string, std::string, std::string, int>;
 using SplitTable = std::map<JobId, SplitJob>;
 
 SplitTable read_split_table(const std::string& text, const std::string& name) {
+  const std::vector<CsvRow> rows = csv_rows(text, name);
+  if (rows.empty()) throw std::invalid_argument(name + ": the file is empty");
+  if (rows.front().line != 1 || rows.front().text != kHeader)
+    throw std::invalid_argument(name + ", line 1: not a per-split table (expected the header " + kHeader +
+                                " of `report --format splits`)");
   SplitTable table;
-  const std::vector<std::string> lines = text_lines(text);
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string& line = lines[i];
-    const long number = static_cast<long>(i) + 1;
-    const auto where = [&] { return name + ", line " + std::to_string(number); };
-    if (number == 1) {
-      if (line != kHeader)
-        throw std::invalid_argument(where() + ": not a per-split table (expected the header " + kHeader +
-                                    " of `report --format splits`)");
-      continue;
-    }
-    if (line.empty()) continue;
-    const std::vector<std::string> fields = split_csv_line(line, where());
+  for (std::size_t r = 1; r < rows.size(); ++r) {
+    const std::vector<std::string>& fields = rows[r].fields;
+    const std::string& where = rows[r].where;
     if (fields.size() != 7)
-      throw std::invalid_argument(where() + ": " + std::to_string(fields.size()) + " fields, but a row has 7");
+      throw std::invalid_argument(where + ": " + std::to_string(fields.size()) + " fields, but a row has 7");
     char* end = nullptr;
     const long split = std::strtol(fields[3].c_str(), &end, 10);
     if (fields[3].empty() || *end != '\0' || split < 0)
-      throw std::invalid_argument(where() + ", column 4: split '" + fields[3] + "' is not a non-negative integer");
+      throw std::invalid_argument(where + ", column 4: split '" + fields[3] + "' is not a non-negative integer");
     if (fields[6].empty() || (std::strtod(fields[6].c_str(), &end), *end != '\0'))
-      throw std::invalid_argument(where() + ", column 7: non-numeric value '" + fields[6] + "'");
+      throw std::invalid_argument(where + ", column 7: non-numeric value '" + fields[6] + "'");
     SplitJob& job = table[{fields[0], fields[1], fields[2], static_cast<int>(split)}];
     job.status = fields[4];
     if (!job.values.emplace(fields[5], fields[6]).second)
-      throw std::invalid_argument(where() + ": metric " + fields[5] + " appears twice for " + fields[0] + "/" +
+      throw std::invalid_argument(where + ": metric " + fields[5] + " appears twice for " + fields[0] + "/" +
                                   fields[1] + "/split " + fields[3]);
   }
-  if (lines.empty()) throw std::invalid_argument(name + ": the file is empty");
   return table;
 }
 
@@ -141,14 +135,10 @@ EquivalentConfiguration older_configuration_rule(std::map<std::string, std::stri
 
 std::map<std::string, std::string> read_job_configs(const std::string& text, const std::string& name) {
   std::map<std::string, std::string> configs;
-  const std::vector<std::string> lines = text_lines(text);
   std::size_t hash_column = 0, config_column = 0, columns = 0;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string& line = lines[i];
-    const long number = static_cast<long>(i) + 1;
-    if (line.empty()) continue;
-    const std::vector<std::string> fields = split_csv_line(line, name + ", line " + std::to_string(number));
-    if (number == 1) {
+  for (const CsvRow& row : csv_rows(text, name)) {
+    const std::vector<std::string>& fields = row.fields;
+    if (row.line == 1) {
       const auto column = [&](const std::string& wanted) {
         const auto at = std::find(fields.begin(), fields.end(), wanted);
         if (at == fields.end())
@@ -161,8 +151,8 @@ std::map<std::string, std::string> read_job_configs(const std::string& text, con
       continue;
     }
     if (fields.size() != columns)
-      throw std::invalid_argument(name + ", line " + std::to_string(number) + ": " + std::to_string(fields.size()) +
-                                  " fields, but the header has " + std::to_string(columns));
+      throw std::invalid_argument(row.where + ": " + std::to_string(fields.size()) + " fields, but the header has " +
+                                  std::to_string(columns));
     configs[fields[hash_column]] = fields[config_column];
   }
   return configs;

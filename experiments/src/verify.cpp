@@ -118,14 +118,12 @@ struct TableRow {
 using Table = std::map<std::tuple<std::string, std::string, std::string>, TableRow>;
 
 Table read_report_table(const std::string& text, const std::string& name) {
+  const std::vector<CsvRow> rows = csv_rows(text, name);
+  if (rows.empty()) throw std::invalid_argument(name + ": the file is empty");
   Table table;
-  const std::vector<std::string> lines = text_lines(text);
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string& line = lines[i];
-    const long number = static_cast<long>(i) + 1;
-    if (line.empty()) continue;
-    const std::vector<std::string> fields = split_csv_line(line, name + ", line " + std::to_string(number));
-    if (number == 1) {
+  for (const CsvRow& row : rows) {
+    const std::vector<std::string>& fields = row.fields;
+    if (row.line == 1) {
       if (fields.size() < 5 || fields[0] != "dataset" || fields[1] != "method" || fields[2] != "metric" ||
           fields[3] != "value" || fields[4] != "se")
         throw std::invalid_argument(name + ", line 1: not a report table (expected the header "
@@ -133,17 +131,16 @@ Table read_report_table(const std::string& text, const std::string& name) {
       continue;
     }
     if (fields.size() < 5)
-      throw std::invalid_argument(name + ", line " + std::to_string(number) + ": " + std::to_string(fields.size()) +
+      throw std::invalid_argument(row.where + ": " + std::to_string(fields.size()) +
                                   " fields, but a report row has at least 5");
     for (const std::size_t f : {std::size_t{3}, std::size_t{4}}) {
       char* end = nullptr;
       if (!fields[f].empty() && (std::strtod(fields[f].c_str(), &end), *end != '\0'))
-        throw std::invalid_argument(name + ", line " + std::to_string(number) + ", column " + std::to_string(f + 1) +
-                                    ": non-numeric value '" + fields[f] + "'");
+        throw std::invalid_argument(row.where + ", column " + std::to_string(f + 1) + ": non-numeric value '" +
+                                    fields[f] + "'");
     }
     table[{fields[0], fields[1], fields[2]}] = {fields[3], fields[4], fields.size() > 5 ? fields[5] : ""};
   }
-  if (lines.empty()) throw std::invalid_argument(name + ": the file is empty");
   return table;
 }
 
