@@ -1,13 +1,16 @@
-// Catch2's runner, started with OpenBLAS's kernel set pinned as bnnbench does (lapack.hpp), so
-// that the GP tests see the same bits on every machine.
+// Catch2's runner, started with OpenBLAS's kernel set and Eigen's product blocking pinned as
+// bnnbench does (lapack.hpp, product_blocking.hpp), so that the tests see the same bits on every
+// machine.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 #include <iostream>
 
 #include "methods/core/lapack.hpp"
+#include "methods/core/product_blocking.hpp"
 
 int main(int argc, char** argv) {
   if (!bnn::lapack::pin_kernels(argv))
     std::cerr << "bnnbench_tests: warning: could not run with OPENBLAS_CORETYPE=" << bnn::lapack::kKernelSet << "\n";
+  bnn::product_blocking::pin();
   return Catch::Session().run(argc, argv);
 }

@@ -2,6 +2,7 @@
 // writes the papers' tables with the papers' numbers beside ours.
 #include <malloc.h>
 
+#include <Eigen/Core>
 #include <boost/program_options/errors.hpp>
 #include <iostream>
 #include <string>
@@ -12,6 +13,7 @@
 #include "datasets/src/fetch.hpp"
 #include "experiments/src/runner.hpp"
 #include "methods/core/lapack.hpp"
+#include "methods/core/product_blocking.hpp"
 
 namespace {
 
@@ -31,7 +33,7 @@ commands:
   figure bb-figure2      posterior and Gaussian fits of a two-weight network, with KL(Q||P) (CSV, SVG)
   figure epnn-weights    95% intervals of NN-EP's weights and scales on the case 1 and 2 data (CSV, SVG)
   figure nn-mc-traces    per-chain traces of one NN-MC job, with the R-hat of every test prediction (CSV, SVG)
-  version                print the code version (and OpenBLAS's kernel set)
+  version                print the code version (and the pinned OpenBLAS kernels and Eigen blocking)
 
 Every command takes --help, --data-dir DIR and --registry FILE.
 Examples:
@@ -48,6 +50,8 @@ int main(int argc, char** argv) {
   if (!bnn::lapack::pin_kernels(argv))
     std::cerr << "bnnbench: warning: could not run with OPENBLAS_CORETYPE=" << bnn::lapack::kKernelSet
               << "; GP results may differ in the last digits from other machines\n";
+  // ... and the same order of the sums in Eigen's matrix products (product_blocking.hpp).
+  bnn::product_blocking::pin();
   // Methods allocate and free many matrices of the same large size (e.g. n x n kernels in
   // every optimizer step): keep them in the heap instead of mapping fresh pages each time.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
@@ -72,7 +76,7 @@ int main(int argc, char** argv) {
     if (command == "verify") return bnn::cli::cmd_verify(rest);
     if (command == "version" || command == "--version") {
       std::cout << "bnnbench " << bnn::exp::code_version() << " (OpenBLAS " << bnn::lapack::kernel_set()
-                << " kernels)\n";
+                << " kernels, Eigen products blocked for a " << Eigen::l1CacheSize() / 1024 << " KiB L1)\n";
       return 0;
     }
     std::cerr << "bnnbench: unknown command '" << command << "'; see bnnbench --help\n";
