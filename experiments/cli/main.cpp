@@ -14,6 +14,7 @@
 #include "experiments/src/runner.hpp"
 #include "methods/core/lapack.hpp"
 #include "methods/core/product_blocking.hpp"
+#include "methods/core/vector_math.hpp"
 
 namespace {
 
@@ -33,7 +34,7 @@ commands:
   figure bb-figure2      posterior and Gaussian fits of a two-weight network, with KL(Q||P) (CSV, SVG)
   figure epnn-weights    95% intervals of NN-EP's weights and scales on the case 1 and 2 data (CSV, SVG)
   figure nn-mc-traces    per-chain traces of one NN-MC job, with the R-hat of every test prediction (CSV, SVG)
-  version                print the code version (and the pinned OpenBLAS kernels and Eigen blocking)
+  version                print the code version (and the pinned OpenBLAS kernels, Eigen blocking, vector math)
 
 Every command takes --help, --data-dir DIR and --registry FILE.
 Examples:
@@ -76,7 +77,9 @@ int main(int argc, char** argv) {
     if (command == "verify") return bnn::cli::cmd_verify(rest);
     if (command == "version" || command == "--version") {
       std::cout << "bnnbench " << bnn::exp::code_version() << " (OpenBLAS " << bnn::lapack::kernel_set()
-                << " kernels, Eigen products blocked for a " << Eigen::l1CacheSize() / 1024 << " KiB L1)\n";
+                << " kernels, Eigen products blocked for a " << Eigen::l1CacheSize() / 1024 << " KiB L1, "
+                << (bnn::vector_math::vectorized() ? "erf/exp/sin from glibc's AVX2 libmvec" : "scalar erf/exp/sin")
+                << ")\n";
       return 0;
     }
     std::cerr << "bnnbench: unknown command '" << command << "'; see bnnbench --help\n";

@@ -1,10 +1,21 @@
 #include "activation.hpp"
 
+#include <array>
 #include <boost/math/quadrature/gauss.hpp>
 #include <cmath>
 #include <numbers>
 
+#include "methods/core/vector_math.hpp"
+
 namespace bnn::nnep {
+
+void Activation::values(double* h, std::size_t n) const {
+  if (linear) return;
+  for (std::size_t i = 0; i < n; ++i) h[i] /= std::numbers::sqrt2;
+  vector_math::erf(h, h, n);
+  const double root_units = std::sqrt(static_cast<double>(units));
+  for (std::size_t i = 0; i < n; ++i) h[i] /= root_units;
+}
 
 double Activation::mean(double m, double v) const {
   if (linear) return m;
@@ -18,8 +29,22 @@ double Activation::variance(double m, double v) const {
   // the integrand is smooth on [0, pi/2], so 20 Gauss-Legendre nodes reach round-off.
   const double rho = v / (1.0 + v);
   const double scale = m * m / (1.0 + v);
-  const auto integrand = [scale](double x) { return std::exp(-scale / (1.0 + std::sin(x))); };
-  const double integral = boost::math::quadrature::gauss<double, 20>::integrate(integrand, 0.0, std::asin(rho));
+  // 20-point Gauss-Legendre on [0, asin(rho)]: sin and exp of the 20 nodes as vectors.
+  using Legendre = boost::math::quadrature::gauss<double, 20>;
+  const auto& abscissa = Legendre::abscissa();
+  const auto& weights = Legendre::weights();
+  const double half = 0.5 * std::asin(rho);
+  std::array<double, 20> node{};
+  for (std::size_t q = 0; q < abscissa.size(); ++q) {
+    node[2 * q] = half * (1.0 - abscissa[q]);
+    node[2 * q + 1] = half * (1.0 + abscissa[q]);
+  }
+  vector_math::sin(node.data(), node.data(), node.size());
+  for (double& x : node) x = -scale / (1.0 + x);
+  vector_math::exp(node.data(), node.data(), node.size());
+  double integral = 0.0;
+  for (std::size_t q = 0; q < abscissa.size(); ++q) integral += weights[q] * (node[2 * q] + node[2 * q + 1]);
+  integral *= half;
   return 2.0 / (static_cast<double>(units) * std::numbers::pi) * integral;
 }
 

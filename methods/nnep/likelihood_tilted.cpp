@@ -7,6 +7,7 @@
 #include <limits>
 #include <numbers>
 
+#include "methods/core/vector_math.hpp"
 #include "prior_sites.hpp"
 
 namespace bnn::nnep {
@@ -51,8 +52,8 @@ bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean
   if (lower_tail) lo = std::min(-kSaturation, hi);
   if (upper_tail) hi = std::max(kSaturation, lo);
   // Node p's log mass is exponent[p] + log(scale[p]), its likelihood N(y | m_f, V) written as
-  // exp(-(log 2 pi + r^2 / V) / 2) times V^(-1/2): no logarithm per node. In passes, so that
-  // the arithmetic between the erf and exp calls is vectorized.
+  // exp(-(log 2 pi + r^2 / V) / 2) times V^(-1/2): no logarithm per node. In passes: erf and
+  // exp of all nodes at once (core/vector_math.hpp), the arithmetic between them vectorized.
   std::vector<double>& offset = workspace.offsets;  // h - cavity mean
   std::vector<double>& activation_value = workspace.activations;  // g(h)
   std::vector<double>& exponent = workspace.exponents;
@@ -76,10 +77,11 @@ bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean
           const double h = centre + sign * 0.5 * width * abscissa[q];
           offset[n] = h - cavity_mean;
           exponent[n] = log_weight[q];
-          activation_value[n] = activation.value(h);
+          activation_value[n] = h;
           ++n;
         }
     }
+    activation.values(activation_value.data(), nodes);
     const double* offset_data = offset.data();
     const double* activation_data = activation_value.data();
     double* exponent_data = exponent.data();
@@ -113,9 +115,11 @@ bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean
   double largest = std::max(tail_log_mass[0], tail_log_mass[1]);
   for (std::size_t p = 0; p < nodes; ++p) largest = std::max(largest, exponent[p]);
   if (!std::isfinite(largest)) return false;
+  for (std::size_t p = 0; p < nodes; ++p) exponent[p] -= largest;
+  vector_math::exp(exponent.data(), exponent.data(), nodes);
   double mass = 0.0, first = 0.0, second = 0.0;
   for (std::size_t p = 0; p < nodes; ++p) {
-    const double weight = std::exp(exponent[p] - largest) * scale[p];
+    const double weight = exponent[p] * scale[p];
     mass += weight;
     first += weight * offset[p];
     second += weight * offset[p] * offset[p];
