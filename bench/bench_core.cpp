@@ -1,14 +1,19 @@
-// Benchmarks of the harness core: parsing, hashing, the linear method, and scoring test
-// points (log density, CRPS and 95% interval per point) for each predictive kind.
+// Benchmarks of the harness core: parsing, hashing, the linear method, scoring test points
+// (log density, CRPS and 95% interval per point) for each predictive kind, and the vector erf
+// and exp against the scalar ones (the nodes of one NN-EP quadrature of (49)).
 // Run: build/bench/bench_core  (add --benchmark_filter=... to pick some)
 #include <benchmark/benchmark.h>
 
+#include <cmath>
+#include <cstdint>
 #include <sstream>
+#include <vector>
 
 #include "datasets/src/fetch.hpp"
 #include "datasets/src/text_table.hpp"
 #include "experiments/src/metrics.hpp"
 #include "methods/core/rng.hpp"
+#include "methods/core/vector_math.hpp"
 #include "methods/linear/bayes_linear.hpp"
 
 namespace {
@@ -91,6 +96,44 @@ void BM_ScoreMixture(benchmark::State& state) {
   score(state, bnn::GaussianMixturePredictive(means, vars), Eigen::VectorXd::LinSpaced(n, -3, 3));
 }
 BENCHMARK(BM_ScoreMixture)->Arg(100)->Arg(500)->Arg(1600)->Unit(benchmark::kMillisecond);
+
+// erf over 72 nodes on [-8.5, 8.5] / sqrt 2 and exp over as many log masses: 4-wide
+// (vector_math.hpp) against std:: one at a time. Arg 1: vector, 0: scalar.
+std::vector<double> quadrature_nodes(double lo, double hi) {
+  std::vector<double> x(72);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = lo + (hi - lo) * static_cast<double>(i) / 71.0;
+  return x;
+}
+
+void BM_Erf(benchmark::State& state) {
+  const std::vector<double> x = quadrature_nodes(-6.0, 6.0);
+  std::vector<double> out(x.size());
+  for (auto _ : state) {
+    if (state.range(0) == 1)
+      bnn::vector_math::erf(x.data(), out.data(), x.size());
+    else
+      for (std::size_t i = 0; i < x.size(); ++i) out[i] = std::erf(x[i]);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(x.size()));
+}
+BENCHMARK(BM_Erf)->Arg(0)->Arg(1);
+
+void BM_Exp(benchmark::State& state) {
+  const std::vector<double> x = quadrature_nodes(-40.0, 0.0);
+  std::vector<double> out(x.size());
+  for (auto _ : state) {
+    if (state.range(0) == 1)
+      bnn::vector_math::exp(x.data(), out.data(), x.size());
+    else
+      for (std::size_t i = 0; i < x.size(); ++i) out[i] = std::exp(x[i]);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(x.size()));
+}
+BENCHMARK(BM_Exp)->Arg(0)->Arg(1);
 
 }  // namespace
 

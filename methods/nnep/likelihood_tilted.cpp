@@ -116,7 +116,7 @@ bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean
   for (std::size_t p = 0; p < nodes; ++p) largest = std::max(largest, exponent[p]);
   if (!std::isfinite(largest)) return false;
   for (std::size_t p = 0; p < nodes; ++p) exponent[p] -= largest;
-  vector_math::exp(exponent.data(), exponent.data(), nodes);
+  vector_math::exp(exponent.data(), exponent.data(), nodes);  // now exp(exponent - largest)
   double mass = 0.0, first = 0.0, second = 0.0;
   for (std::size_t p = 0; p < nodes; ++p) {
     const double weight = exponent[p] * scale[p];
