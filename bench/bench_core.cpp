@@ -97,43 +97,28 @@ void BM_ScoreMixture(benchmark::State& state) {
 }
 BENCHMARK(BM_ScoreMixture)->Arg(100)->Arg(500)->Arg(1600)->Unit(benchmark::kMillisecond);
 
-// erf over 72 nodes on [-8.5, 8.5] / sqrt 2 and exp over as many log masses: 4-wide
-// (vector_math.hpp) against std:: one at a time. Arg 1: vector, 0: scalar.
-std::vector<double> quadrature_nodes(double lo, double hi) {
-  std::vector<double> x(72);
+// erf over 72 points of [-6, 6] (the nodes of (49), h / sqrt 2 for |h| <= 8.5) and exp over
+// 72 log masses in [-40, 0]: 4-wide (vector_math.hpp) against std:: one at a time.
+// Arg 1: vector, 0: scalar.
+using ArrayFunction = void (*)(const double*, double*, std::size_t);
+
+void BM_Elementwise(benchmark::State& state, ArrayFunction vector, double (*scalar)(double), double lo, double hi) {
+  std::vector<double> x(72), out(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = lo + (hi - lo) * static_cast<double>(i) / 71.0;
-  return x;
-}
-
-void BM_Erf(benchmark::State& state) {
-  const std::vector<double> x = quadrature_nodes(-6.0, 6.0);
-  std::vector<double> out(x.size());
   for (auto _ : state) {
     if (state.range(0) == 1)
-      bnn::vector_math::erf(x.data(), out.data(), x.size());
+      vector(x.data(), out.data(), x.size());
     else
-      for (std::size_t i = 0; i < x.size(); ++i) out[i] = std::erf(x[i]);
+      for (std::size_t i = 0; i < x.size(); ++i) out[i] = scalar(x[i]);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(x.size()));
 }
-BENCHMARK(BM_Erf)->Arg(0)->Arg(1);
-
-void BM_Exp(benchmark::State& state) {
-  const std::vector<double> x = quadrature_nodes(-40.0, 0.0);
-  std::vector<double> out(x.size());
-  for (auto _ : state) {
-    if (state.range(0) == 1)
-      bnn::vector_math::exp(x.data(), out.data(), x.size());
-    else
-      for (std::size_t i = 0; i < x.size(); ++i) out[i] = std::exp(x[i]);
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(x.size()));
-}
-BENCHMARK(BM_Exp)->Arg(0)->Arg(1);
+double scalar_erf(double x) { return std::erf(x); }
+double scalar_exp(double x) { return std::exp(x); }
+BENCHMARK_CAPTURE(BM_Elementwise, Erf, bnn::vector_math::erf, scalar_erf, -6.0, 6.0)->Arg(0)->Arg(1);
+BENCHMARK_CAPTURE(BM_Elementwise, Exp, bnn::vector_math::exp, scalar_exp, -40.0, 0.0)->Arg(0)->Arg(1);
 
 }  // namespace
 
