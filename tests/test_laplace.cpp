@@ -13,7 +13,7 @@
 
 #include "methods/core/rng.hpp"
 #include "methods/laplace/laplace.hpp"
-#include "methods/laplace/network.hpp"
+#include "methods/core/two_layer_network.hpp"
 #include "methods/registry.hpp"
 #include "test_helpers.hpp"
 

@@ -4,10 +4,12 @@
 // normalized by the harness and never do I/O.
 #include <Eigen/Core>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "artifacts.hpp"
 #include "predictive.hpp"
 
 namespace bnn {
@@ -40,6 +42,25 @@ class Model {
   virtual ~Model() = default;
   virtual std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const = 0;
   virtual const FitReport& report() const = 0;
+
+  // Artifacts (artifacts.hpp): empty where the method has none of that kind.
+  // Marginals of the parameters under the approximate posterior.
+  virtual std::optional<ParameterMarginals> parameter_marginals() const { return std::nullopt; }
+  // A Gaussian over the parameters (Laplace, ensemble learning).
+  virtual std::optional<GaussianPosterior> gaussian_posterior() const { return std::nullopt; }
+  // The unnormalized log posterior log p(train | w) + log p(w) at each row of W (parameter
+  // vectors in gaussian_posterior()'s order), at the fit's hyperparameters: what a Gaussian
+  // approximation is scored against.
+  virtual std::optional<Eigen::VectorXd> log_joint(const RegressionData& /*train*/,
+                                                   const Eigen::MatrixXd& /*W*/) const {
+    return std::nullopt;
+  }
+  // The kept draws chain by chain, with the training log-likelihood of each and the outputs
+  // at the rows of X.
+  virtual std::optional<ChainTraces> chain_traces(const RegressionData& /*train*/,
+                                                  const Eigen::MatrixXd& /*X*/) const {
+    return std::nullopt;
+  }
 };
 
 }  // namespace bnn

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "methods/core/options.hpp"
+#include "methods/core/two_layer_network.hpp"
 #include "methods/core/parallel_pieces.hpp"
 #include "methods/core/predictive.hpp"
 
@@ -149,6 +150,21 @@ std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   output_moments(layout_, layout_.augment(X), q_, mean, second);
   const Eigen::VectorXd variance = (second - mean.cwiseAbs2()).cwiseMax(0.0).array() + 1.0 / beta_;
   return std::make_unique<GaussianPredictive>(mean, variance);
+}
+
+std::optional<GaussianPosterior> Model::gaussian_posterior() const {
+  GaussianPosterior g;
+  g.names = two_layer_parameter_names(layout_.inputs, layout_.hidden, layout_.input_bias, layout_.output_bias);
+  g.mean = q_.mean;
+  g.covariance = q_.diagonal() ? Eigen::MatrixXd(q_.variances.asDiagonal()) : q_.covariance;
+  g.objective_name = "bound";
+  g.objective = report_.diagnostics.front().second;
+  return g;
+}
+
+std::optional<Eigen::VectorXd> Model::log_joint(const RegressionData& train, const Eigen::MatrixXd& W) const {
+  const NetworkShape shape{layout_.inputs, layout_.hidden, Activation::erf, layout_.input_bias, layout_.output_bias};
+  return two_layer_log_joint(shape, train, W, alpha_, beta_);
 }
 
 namespace {

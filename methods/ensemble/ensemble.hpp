@@ -102,6 +102,10 @@ class Model final : public bnn::Model {
   // posterior) plus the noise variance 1/beta at the averaged hyperparameters.
   std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
   const FitReport& report() const override { return report_; }
+  // Q over the network's weights, with the bound F[Q] it maximized.
+  std::optional<GaussianPosterior> gaussian_posterior() const override;
+  // The posterior Q approximates, unnormalized, at the averaged hyperparameters.
+  std::optional<Eigen::VectorXd> log_joint(const RegressionData& train, const Eigen::MatrixXd& W) const override;
   const GaussianQ& q() const { return q_; }
   double alpha() const { return alpha_; }
   double beta() const { return beta_; }

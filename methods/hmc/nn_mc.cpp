@@ -325,6 +325,35 @@ std::size_t Model::draw_count() const {
   return count;
 }
 
+std::optional<ChainTraces> Model::chain_traces(const RegressionData& train, const Eigen::MatrixXd& X) const {
+  if (chains_.size() < 2 || chains_.front().empty())
+    throw std::invalid_argument("chain traces need at least two chains with kept draws");
+  ChainTraces t;
+  const double n = static_cast<double>(train.y.size());
+  MlpWorkspace ws;
+  Eigen::VectorXd f;
+  for (const auto& chain : chains_) {
+    t.log_likelihood.emplace_back();
+    t.noise_sd.emplace_back();
+    Eigen::MatrixXd outputs(static_cast<Eigen::Index>(chain.size()), X.rows());
+    for (std::size_t s = 0; s < chain.size(); ++s) {
+      const Draw& draw = chain[s];
+      const double half_sse = mlp_squared_error(shape_, draw.theta, train.X, train.y, ws, nullptr);
+      t.log_likelihood.back().push_back(gaussian_log_likelihood(half_sse, draw.noise_variance, n));
+      t.noise_sd.back().push_back(std::sqrt(draw.noise_variance));
+      mlp_outputs(shape_, draw.theta, X, ws, f);
+      outputs.row(static_cast<Eigen::Index>(s)) = f.transpose();
+    }
+    t.outputs.push_back(std::move(outputs));
+  }
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    Chains at_point;
+    for (const auto& o : t.outputs) at_point.emplace_back(o.col(i).data(), o.col(i).data() + o.rows());
+    t.rhat.push_back(split_rhat(at_point));
+  }
+  return t;
+}
+
 std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   const std::size_t S = draw_count();
   if (S == 0) throw std::runtime_error("nn-mc: the fit produced no draws (" + report_.message + ")");

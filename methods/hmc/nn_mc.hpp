@@ -173,6 +173,9 @@ class Model final : public bnn::Model {
   // at (up to 1000 of) these points in the report.
   std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
   const FitReport& report() const override { return report_; }
+  // Per chain and kept draw: the training log-likelihood, the noise sd and f at the rows of X;
+  // with the split R-hat of f at each row.
+  std::optional<ChainTraces> chain_traces(const RegressionData& train, const Eigen::MatrixXd& X) const override;
   std::size_t draw_count() const;
   const MlpShape& shape() const { return shape_; }
   const std::vector<std::vector<Draw>>& chains() const { return chains_; }  // kept draws per chain

@@ -259,6 +259,22 @@ std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   return std::make_unique<GaussianPredictive>(mean, variance);
 }
 
+std::optional<GaussianPosterior> Model::gaussian_posterior() const {
+  const Posterior& p = posterior_;
+  GaussianPosterior g;
+  g.names = two_layer_parameter_names(shape_.inputs, shape_.hidden, shape_.input_bias, shape_.output_bias);
+  g.mean = p.weights;
+  g.covariance = p.diagonal ? Eigen::MatrixXd(p.covariance_diagonal.asDiagonal())
+                            : Eigen::MatrixXd(p.covariance_factor * p.covariance_factor.transpose());
+  g.objective_name = "log_evidence";
+  g.objective = p.log_evidence;
+  return g;
+}
+
+std::optional<Eigen::VectorXd> Model::log_joint(const RegressionData& train, const Eigen::MatrixXd& W) const {
+  return two_layer_log_joint(shape_, train, W, posterior_.alpha, posterior_.beta);
+}
+
 Model fit(const RegressionData& train, const Options& options, Rng& rng) {
   options.validate();
   check_training_data(train, options.method_name());

@@ -1,6 +1,6 @@
 #pragma once
 // Laplace's method with MacKay's (1992) evidence framework, as described by Barber & Bishop
-// (1998) section 1.2, for the two-layer network of network.hpp.
+// (1998) section 1.2, for the two-layer network of core/two_layer_network.hpp.
 //
 // Model: t_n = f(x_n, w) + noise of precision beta, prior w ~ N(0, alpha^-1 I) on all k weights
 // (one alpha). For fixed (alpha, beta) the mode w* minimizes beta E_D + alpha/2 |w|^2 (L-BFGS,
@@ -41,7 +41,7 @@
 
 #include "methods/core/model.hpp"
 #include "methods/core/rng.hpp"
-#include "network.hpp"
+#include "methods/core/two_layer_network.hpp"
 
 namespace bnn::laplace {
 
@@ -139,6 +139,10 @@ class Model final : public bnn::Model {
       : shape_(shape), posterior_(std::move(posterior)), report_(std::move(report)) {}
   std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
   const FitReport& report() const override { return report_; }
+  // N(w_MAP, A^-1) over the network's weights, with the log evidence.
+  std::optional<GaussianPosterior> gaussian_posterior() const override;
+  // -beta E_D(w) - alpha/2 |w|^2 + the Gaussian normalizers, at the re-estimated alpha and beta.
+  std::optional<Eigen::VectorXd> log_joint(const RegressionData& train, const Eigen::MatrixXd& W) const override;
   const NetworkShape& shape() const { return shape_; }
   const Posterior& posterior() const { return posterior_; }
 

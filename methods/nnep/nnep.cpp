@@ -275,6 +275,25 @@ void check_breakdown(long skipped_last_sweep, long n, bool noise_learned, double
   }
 }
 
+std::optional<ParameterMarginals> Model::parameter_marginals() const {
+  const Posterior& q = posterior_;
+  ParameterMarginals rows;
+  const int K = static_cast<int>(q.input_mean.size());
+  const Eigen::Index d = q.input_mean.front().size();
+  for (int k = 0; k < K; ++k)
+    for (Eigen::Index j = 0; j < d; ++j)
+      rows.push_back({"w", k + 1, static_cast<int>(j + 1), q.input_mean[k][j], std::sqrt(q.input_covariance[k](j, j))});
+  // One scale per input (ARD): group l holds input l + 1 of every unit.
+  bool per_input = q.scale_mean.size() == d;
+  for (int k = 0; k < K && per_input; ++k)
+    for (Eigen::Index j = 0; j < d; ++j) per_input = per_input && q.scale_group[static_cast<std::size_t>(k * d + j)] == j;
+  for (Eigen::Index l = 0; l < q.scale_mean.size(); ++l)
+    rows.push_back({"phi", 0, per_input ? static_cast<int>(l + 1) : 0, q.scale_mean[l], std::sqrt(q.scale_variance[l])});
+  for (int k = 0; k <= K; ++k)
+    rows.push_back({"v", k < K ? k + 1 : 0, 0, q.output_mean[k], std::sqrt(q.output_covariance(k, k))});
+  return rows;
+}
+
 Model fit(const RegressionData& train, const Options& o, Rng& rng) {
   // Deterministic with the zero start of section 3.5.3; the MAP start draws its random start from rng.
   o.validate();

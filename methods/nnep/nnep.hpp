@@ -141,6 +141,8 @@ class Model final : public bnn::Model {
   Model(Posterior posterior, FitReport report);
   std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
   const FitReport& report() const override { return report_; }
+  // q's marginals of every input weight w, scale phi_l and output weight v (v unit 0: the bias).
+  std::optional<ParameterMarginals> parameter_marginals() const override;
   const Posterior& posterior() const { return posterior_; }
   // Mean and variance of the latent f(x) (Appendix H, eq. (46) under q).
   void latent_moments(const Eigen::MatrixXd& X, Eigen::VectorXd& mean, Eigen::VectorXd& variance) const;

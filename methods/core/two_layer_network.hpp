@@ -15,7 +15,9 @@
 #include <Eigen/Core>
 #include <string_view>
 
-namespace bnn::laplace {
+#include "model.hpp"
+
+namespace bnn {
 
 enum class Activation { erf, tanh };  // erf: g(a) = erf(a / sqrt 2), the probit unit
 // Throws std::invalid_argument "<method>: activation is 'x', but must be erf or tanh".
@@ -51,4 +53,9 @@ Eigen::MatrixXd squared_error_hessian(const NetworkShape& shape, const Eigen::Ve
 Eigen::VectorXd gauss_newton_diagonal(const NetworkShape& shape, const Eigen::VectorXd& w,
                                       const Eigen::MatrixXd& X);
 
-}  // namespace bnn::laplace
+// log p(y | w) + log p(w) at each row of W, for Gaussian noise of precision beta and the prior
+// w ~ N(0, I / alpha): n/2 log(beta / 2 pi) - beta E_D(w) + k/2 log(alpha / 2 pi) - alpha/2 |w|^2.
+Eigen::VectorXd two_layer_log_joint(const NetworkShape& shape, const RegressionData& train, const Eigen::MatrixXd& W,
+                                    double alpha, double beta);
+
+}  // namespace bnn

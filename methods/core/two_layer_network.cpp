@@ -1,16 +1,16 @@
-#include "network.hpp"
+#include "two_layer_network.hpp"
 
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
 #include <string>
 
-namespace bnn::laplace {
+namespace bnn {
 namespace {
 
 void check_sizes(const NetworkShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& X) {
   if (w.size() != s.parameter_count() || X.cols() != s.inputs)
-    throw std::invalid_argument("laplace network: expected " + std::to_string(s.parameter_count()) +
+    throw std::invalid_argument("two-layer network: expected " + std::to_string(s.parameter_count()) +
                                 " weights and " + std::to_string(s.inputs) + " inputs, got " +
                                 std::to_string(w.size()) + " and " + std::to_string(X.cols()));
 }
@@ -135,4 +135,18 @@ Eigen::VectorXd gauss_newton_diagonal(const NetworkShape& s, const Eigen::Vector
   return network_jacobian(s, w, X).colwise().squaredNorm().transpose();
 }
 
-}  // namespace bnn::laplace
+Eigen::VectorXd two_layer_log_joint(const NetworkShape& shape, const RegressionData& train, const Eigen::MatrixXd& W,
+                                    double alpha, double beta) {
+  const double n = static_cast<double>(train.y.size());
+  const double k = static_cast<double>(shape.parameter_count());
+  const double log_2pi = std::log(2.0 * std::numbers::pi);
+  const double normalizers = 0.5 * n * (std::log(beta) - log_2pi) + 0.5 * k * (std::log(alpha) - log_2pi);
+  Eigen::VectorXd out(W.rows());
+  for (Eigen::Index r = 0; r < W.rows(); ++r) {
+    const Eigen::VectorXd w = W.row(r).transpose();
+    out[r] = normalizers - beta * squared_error(shape, w, train.X, train.y) - 0.5 * alpha * w.squaredNorm();
+  }
+  return out;
+}
+
+}  // namespace bnn
