@@ -14,7 +14,7 @@
 #include "experiments/src/metrics.hpp"
 #include "methods/core/rng.hpp"
 #include "methods/core/vector_math.hpp"
-#include "methods/linear/bayes_linear.hpp"
+#include "methods/linear/linear.hpp"
 
 namespace {
 

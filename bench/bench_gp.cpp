@@ -6,7 +6,7 @@
 
 #include "methods/core/lapack.hpp"
 #include "methods/core/rng.hpp"
-#include "methods/gp/gp_regression.hpp"
+#include "methods/gp/gp.hpp"
 
 namespace {
 

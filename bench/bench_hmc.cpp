@@ -4,7 +4,8 @@
 #include <benchmark/benchmark.h>
 
 #include "methods/core/rng.hpp"
-#include "methods/hmc/mlp.hpp"
+#include "methods/core/mlp.hpp"
+#include "methods/core/vector_math.hpp"
 
 namespace {
 
@@ -18,12 +19,12 @@ void BM_MlpGradient(benchmark::State& state) {
     for (Eigen::Index j = 0; j < d; ++j) X(i, j) = bnn::standard_normal(rng);
     y[i] = std::sin(X(i, 0)) + 0.1 * bnn::standard_normal(rng);
   }
-  const bnn::hmc::MlpShape shape{d, {units}, bnn::hmc::Activation::tanh};
+  const bnn::MlpShape shape{d, {units}, bnn::Activation::tanh};
   Eigen::VectorXd theta(shape.parameter_count()), gradient;
   for (Eigen::Index i = 0; i < theta.size(); ++i) theta[i] = 0.3 * bnn::standard_normal(rng);
-  bnn::hmc::MlpWorkspace ws;
+  bnn::MlpWorkspace ws;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(bnn::hmc::mlp_squared_error(shape, theta, X, y, ws, &gradient));
+    benchmark::DoNotOptimize(bnn::mlp_squared_error(shape, theta, X, y, ws, &gradient));
     benchmark::ClobberMemory();
   }
 }
@@ -35,7 +36,7 @@ void BM_VectorTanh(benchmark::State& state) {
   Eigen::ArrayXd a(state.range(0)), h(state.range(0));
   for (Eigen::Index i = 0; i < a.size(); ++i) a[i] = 2.0 * bnn::standard_normal(rng);
   for (auto _ : state) {
-    bnn::hmc::vector_tanh(a, h);
+    bnn::vector_math::tanh(a.data(), h.data(), static_cast<std::size_t>(a.size()));
     benchmark::ClobberMemory();
   }
 }

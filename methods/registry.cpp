@@ -4,10 +4,10 @@
 
 #include "methods/bp/bp.hpp"
 #include "methods/ensemble/ensemble.hpp"
-#include "methods/gp/gp_regression.hpp"
-#include "methods/hmc/nn_mc.hpp"
+#include "methods/gp/gp.hpp"
+#include "methods/hmc/hmc.hpp"
 #include "methods/laplace/laplace.hpp"
-#include "methods/linear/bayes_linear.hpp"
+#include "methods/linear/linear.hpp"
 #include "methods/nnep/nnep.hpp"
 #include "methods/pbp/pbp.hpp"
 #include "methods/vi/vi.hpp"
@@ -27,17 +27,13 @@ MethodEntry make_entry(std::string name, std::string summary, FitFunction fit_fu
   entry.canonical_config = [name, defaults](const ParamMap& overrides) {
     Options options = defaults;
     apply_overrides(options, overrides, name);
-    if constexpr (requires { options.validate(std::string_view{}); })
-      options.validate(name);  // one options struct behind several names (nn-mc, hmc)
-    else
-      options.validate();
-    return canonical_options(options);
+    return canonical_options(*Validated<Options>(options, name));
   };
   entry.fit = [name, fit_function, defaults](const RegressionData& train, const ParamMap& overrides,
                                              Rng& rng) -> std::unique_ptr<Model> {
     Options options = defaults;
     apply_overrides(options, overrides, name);
-    auto model = fit_function(train, options, rng);
+    auto model = fit_function(train, Validated<Options>(options, name), rng);  // validated once, here
     return std::make_unique<decltype(model)>(std::move(model));
   };
   return entry;

@@ -10,8 +10,8 @@
 #include "methods/bp/bp.hpp"
 #include "methods/core/relu_network.hpp"
 #include "methods/registry.hpp"
-#include "methods/tuning/bayes_opt.hpp"
-#include "methods/tuning/refit.hpp"
+#include "methods/core/tuning/bayes_opt.hpp"
+#include "methods/core/tuning/refit.hpp"
 
 using namespace bnn;
 

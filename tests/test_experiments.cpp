@@ -23,9 +23,9 @@
 #include "experiments/src/store.hpp"
 #include "datasets/src/dataset.hpp"
 #include "methods/core/rng.hpp"
-#include "methods/hmc/mlp.hpp"
-#include "methods/hmc/nn_mc.hpp"
-#include "methods/linear/bayes_linear.hpp"
+#include "methods/core/mlp.hpp"
+#include "methods/hmc/hmc.hpp"
+#include "methods/linear/linear.hpp"
 #include "methods/registry.hpp"
 #include "test_helpers.hpp"
 
@@ -555,7 +555,7 @@ TEST_CASE("chain traces refit a run's NN-MC job exactly and reproduce its R-hat"
   Rng rng(job.seed);
   const std::unique_ptr<Model> model = find_method("nn-mc").fit(data.train, job.params, rng);
   const auto& mc = dynamic_cast<const hmc::Model&>(*model);
-  const ChainTraces traces = chain_traces(mc, data.train, data.X_test);
+  const exp::ChainTraces traces = chain_traces(mc, data.train, data.X_test);
   REQUIRE(traces.outputs.size() == 3);
   REQUIRE(traces.rhat.size() == static_cast<std::size_t>(data.X_test.rows()));
   for (std::size_t c = 0; c < 3; ++c) {
@@ -567,15 +567,15 @@ TEST_CASE("chain traces refit a run's NN-MC job exactly and reproduce its R-hat"
   CHECK(traces.rhat[static_cast<std::size_t>(traces.median)] == stored("rhat_pred_median"));
   // a draw's training log-likelihood and test output from the network directly
   const hmc::Draw& draw = mc.chains()[1][7];
-  hmc::MlpWorkspace ws;
+  MlpWorkspace ws;
   Eigen::VectorXd f;
-  hmc::mlp_outputs(mc.shape(), draw.theta, data.train.X, ws, f);
+  mlp_outputs(mc.shape(), draw.theta, data.train.X, ws, f);
   const double n = static_cast<double>(f.size());
   const double log_likelihood = -0.5 * n * std::log(2.0 * std::numbers::pi * draw.noise_variance) -
                                 0.5 * (f - data.train.y).squaredNorm() / draw.noise_variance;
   CHECK(traces.log_likelihood[1][7] == Approx(log_likelihood).epsilon(1e-12));
   CHECK(traces.noise_sd[1][7] == Approx(std::sqrt(draw.noise_variance)).epsilon(1e-15));
-  hmc::mlp_outputs(mc.shape(), draw.theta, data.X_test, ws, f);
+  mlp_outputs(mc.shape(), draw.theta, data.X_test, ws, f);
   CHECK(traces.outputs[1](7, traces.worst) == f[traces.worst]);
 
   const std::string svg = plot::render_svg(chain_trace_figure(traces, "traces", {"a note"}));

@@ -11,7 +11,7 @@
 #include "methods/core/parallel_pieces.hpp"
 #include "methods/core/rng.hpp"
 #include "methods/gp/cholesky_inverse.hpp"
-#include "methods/gp/gp_regression.hpp"
+#include "methods/gp/gp.hpp"
 #include "methods/gp/nn_kernel.hpp"
 #include "methods/gp/vectorized_asin.hpp"
 #include "methods/registry.hpp"

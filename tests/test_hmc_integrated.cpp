@@ -13,8 +13,8 @@
 
 #include "methods/core/rng.hpp"
 #include "methods/hmc/diagnostics.hpp"
-#include "methods/hmc/mlp.hpp"
-#include "methods/hmc/nn_mc.hpp"
+#include "methods/core/mlp.hpp"
+#include "methods/hmc/hmc.hpp"
 
 using namespace bnn;
 using namespace bnn::hmc;

@@ -130,7 +130,7 @@ TEST_CASE("network gradient, Jacobian and exact Hessian match central difference
   for (Activation activation : {Activation::erf, Activation::tanh})
     for (bool input_bias : {false, true})
       for (bool output_bias : {false, true}) {
-        const NetworkShape shape{3, 4, activation, input_bias, output_bias};
+        const MlpShape shape = two_layer_shape(3, 4, activation, input_bias, output_bias);
         const Eigen::MatrixXd X = random_matrix(15, 3, rng);
         const Eigen::VectorXd y = random_vector(15, rng);
         const Eigen::VectorXd w = random_vector(shape.parameter_count(), rng);
@@ -238,7 +238,7 @@ TEST_CASE("linearized predictive variance and log evidence equal a dense computa
     const Posterior& post = model.posterior();
     REQUIRE(post.ok);
     REQUIRE(!post.projected);
-    const NetworkShape& shape = model.shape();
+    const MlpShape& shape = model.shape();
     const Eigen::VectorXd& w = post.weights;
 
     // A = beta H_D + alpha I with H_D from differences of the gradient (or the Gauss-Newton
@@ -279,7 +279,7 @@ TEST_CASE("a projected Hessian floors A's eigenvalues at alpha", "[laplace]") {
   // Far from the mode the exact Hessian of E_D is indefinite; with a tiny alpha A is not
   // positive definite and its negative directions get variance 1/alpha.
   Rng rng(5);
-  const NetworkShape shape{2, 3, Activation::tanh, true, false};
+  const MlpShape shape = two_layer_shape(2, 3, Activation::tanh, true, false);
   const RegressionData train{random_matrix(10, 2, rng), 3.0 * random_vector(10, rng)};
   const Eigen::VectorXd w = 2.0 * random_vector(shape.parameter_count(), rng);
   const Posterior post = laplace_posterior(shape, train, w, 1e-3, 5.0, false);

@@ -17,7 +17,7 @@
 #include "methods/core/model.hpp"
 #include "methods/core/predictive.hpp"
 #include "methods/core/rng.hpp"
-#include "methods/linear/bayes_linear.hpp"
+#include "methods/linear/linear.hpp"
 #include "methods/registry.hpp"
 
 namespace {

@@ -7,8 +7,9 @@
 #include <cmath>
 #include <numbers>
 
+#include "methods/core/normal.hpp"
 #include "methods/core/rng.hpp"
-#include "methods/nnep/activation.hpp"
+#include "methods/nnep/hidden_unit.hpp"
 #include "methods/nnep/likelihood_tilted.hpp"
 #include "methods/nnep/prior_sites.hpp"
 
@@ -42,7 +43,7 @@ Moments brute_moments(LogDensity log_density, double lo, double hi, double shift
 }  // namespace
 
 TEST_CASE("erf activation: E g and Var g equal quadrature and Monte Carlo", "[nnep]") {
-  const Activation g{7, false};
+  const HiddenUnit g{7, false};
   for (double m : {-4.0, -1.0, 0.0, 0.3, 2.5, 8.0})
     for (double v : {1e-6, 0.01, 0.5, 3.0, 40.0}) {
       const double sd = std::sqrt(v);
@@ -68,7 +69,7 @@ TEST_CASE("erf activation: E g and Var g equal quadrature and Monte Carlo", "[nn
   const double variance = sum2 / draws;
   const double se = std::sqrt((sum4 / draws - variance * variance) / draws);
   CHECK(std::abs(variance - g.variance(m, v)) < 4.0 * se);
-  const Activation identity{3, true};
+  const HiddenUnit identity{3, true};
   CHECK(identity.mean(0.4, 2.0) == 0.4);
   CHECK(identity.variance(0.4, 2.0) == 2.0);
 }
@@ -76,7 +77,7 @@ TEST_CASE("erf activation: E g and Var g equal quadrature and Monte Carlo", "[nn
 TEST_CASE("likelihood site: tilted moments of h and theta equal brute-force integration", "[nnep]") {
   Rng rng(21);
   const int K = 3;
-  std::vector<Activation> activations{{K, true}, {K, false}, {K, false}};
+  std::vector<HiddenUnit> activations{{K, true}, {K, false}, {K, false}};
   LikelihoodWorkspace workspace(K);
   for (int trial = 0; trial < 30; ++trial) {
     const bool learn_theta = trial % 2 == 1;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "methods/core/normal.hpp"
 #include "methods/core/options.hpp"
 #include "methods/core/predictive.hpp"
 #include "methods/core/rng.hpp"

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "methods/core/expected_abs_normal.hpp"
+#include "methods/core/normal.hpp"
 #include "methods/core/predictive.hpp"
 #include "methods/core/rng.hpp"
 

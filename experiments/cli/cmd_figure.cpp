@@ -19,7 +19,7 @@
 #include "experiments/src/spec.hpp"
 #include "experiments/src/store.hpp"
 #include "experiments/src/weight_intervals.hpp"
-#include "methods/hmc/nn_mc.hpp"
+#include "methods/hmc/hmc.hpp"
 #include "methods/registry.hpp"
 #include "shared.hpp"
 

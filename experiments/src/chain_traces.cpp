@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "methods/hmc/diagnostics.hpp"
-#include "methods/hmc/mlp.hpp"
+#include "methods/core/mlp.hpp"
 
 namespace bnn::exp {
 
@@ -29,7 +29,7 @@ ChainTraces chain_traces(const hmc::Model& model, const RegressionData& train, c
   if (X_test.rows() == 0) throw std::invalid_argument("chain traces need test points");
   ChainTraces t;
   const double n = static_cast<double>(train.y.size());
-  hmc::MlpWorkspace ws;
+  MlpWorkspace ws;
   Eigen::VectorXd f;
   for (const auto& chain : chains) {
     t.log_likelihood.emplace_back();
@@ -37,10 +37,10 @@ ChainTraces chain_traces(const hmc::Model& model, const RegressionData& train, c
     Eigen::MatrixXd outputs(static_cast<Eigen::Index>(chain.size()), X_test.rows());
     for (std::size_t s = 0; s < chain.size(); ++s) {
       const hmc::Draw& draw = chain[s];
-      const double half_sse = hmc::mlp_squared_error(model.shape(), draw.theta, train.X, train.y, ws, nullptr);
+      const double half_sse = mlp_squared_error(model.shape(), draw.theta, train.X, train.y, ws, nullptr);
       t.log_likelihood.back().push_back(hmc::gaussian_log_likelihood(half_sse, draw.noise_variance, n));
       t.noise_sd.back().push_back(std::sqrt(draw.noise_variance));
-      hmc::mlp_outputs(model.shape(), draw.theta, X_test, ws, f);
+      mlp_outputs(model.shape(), draw.theta, X_test, ws, f);
       outputs.row(static_cast<Eigen::Index>(s)) = f.transpose();
     }
     t.outputs.push_back(std::move(outputs));

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "methods/core/model.hpp"
-#include "methods/hmc/nn_mc.hpp"
+#include "methods/hmc/hmc.hpp"
 #include "svg_plot.hpp"
 
 namespace bnn::exp {

@@ -3,15 +3,13 @@
 #include <cmath>
 #include <limits>
 
+#include "methods/core/momentum_sgd.hpp"
 #include "methods/core/options.hpp"
-#include "methods/tuning/bayes_opt.hpp"
-#include "methods/tuning/refit.hpp"
-#include "methods/tuning/validation.hpp"
+#include "methods/core/tuning/tune_then_refit.hpp"
 
 namespace bnn::bp {
 namespace {
 constexpr const char* kName = "bp";
-constexpr std::size_t kRefitAttempts = 5;
 
 double mean_squared_error(const ReluNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
   ReluCache cache;
@@ -46,6 +44,7 @@ bool train(ReluNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
     gradient.push_back(RowMatrix::Zero(W.rows(), W.cols()));
     velocity.push_back(RowMatrix::Zero(W.rows(), W.cols()));
   }
+  const MomentumSgd sgd{h.learning_rate, h.momentum};
   const Eigen::MatrixXd Xt = X.transpose();
   ReluCache cache;
   for (int epoch = 0; epoch < epochs; ++epoch) {
@@ -55,10 +54,8 @@ bool train(ReluNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
       if (!std::isfinite(out)) return false;
       for (auto& g : gradient) g.setZero();
       relu_backward(net.weights, cache, out - y[i], gradient);  // d (r^2/2) / d out = r
-      for (std::size_t l = 0; l < net.weights.size(); ++l) {
-        velocity[l] = h.momentum * velocity[l] - h.learning_rate * (gradient[l] + h.weight_decay * net.weights[l]);
-        net.weights[l] += velocity[l];
-      }
+      for (std::size_t l = 0; l < net.weights.size(); ++l)
+        sgd.step(net.weights[l], velocity[l], gradient[l] + h.weight_decay * net.weights[l]);
     }
   }
   for (const auto& W : net.weights)
@@ -77,54 +74,32 @@ std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   return std::make_unique<GaussianPredictive>(mean, Eigen::VectorXd::Constant(X.rows(), noise_variance_));
 }
 
-Model fit(const RegressionData& data, const Options& options, Rng& rng) {
-  options.validate();
+Model fit(const RegressionData& data, const Validated<Options>& valid, Rng& rng) {
+  const Options& options = *valid;
   check_training_data(data, kName);
   FitReport report;
-  Hyperparameters chosen{options.learning_rate, options.momentum, options.weight_decay};
-  double noise_variance = std::numeric_limits<double>::quiet_NaN();
-  struct Candidate {
-    Hyperparameters hyperparameters;
-    double validation_rmse;
-  };
-  std::vector<Candidate> candidates;  // best validation RMSE first
-  if (options.tune) {
-    // Validation split of the training data only: nothing from the test part is seen.
-    const tuning::ValidationSplit split = tuning::split_validation(data, options.validation_fraction, rng, kName);
-    const std::uint64_t init_seed = rng();  // every candidate starts from the same weights
-    const auto objective = [&](const Eigen::VectorXd& u) {
-      Rng run(init_seed);
-      ReluNetwork net = ReluNetwork::random(data.X.cols(), options.hidden_layers, 1.0, run);
-      if (!train(net, split.fit.X, split.fit.y, options.epochs, from_unit_cube(u), run))
-        return std::numeric_limits<double>::infinity();
-      const double mse = mean_squared_error(net, split.validation.X, split.validation.y);
-      return std::isfinite(mse) ? std::sqrt(mse) : std::numeric_limits<double>::infinity();
-    };
-    tuning::BayesOptOptions bo;
-    bo.evaluations = options.tuning_evaluations;
-    const tuning::BayesOptResult result = tuning::minimize(objective, 3, bo, rng);
-    report.cpu_seconds_elsewhere += result.cpu_seconds_elsewhere;
-    if (!std::isfinite(result.best_value)) {
-      report.status = FitStatus::numerical_error;
-      report.message = "every tuning run diverged";
-    }
-    for (std::size_t i : tuning::ranked_evaluations(result, kRefitAttempts))
-      candidates.push_back({from_unit_cube(result.xs[i]), result.values[i]});
-    if (candidates.empty()) candidates.push_back({from_unit_cube(result.best_x), result.best_value});
-  } else {
-    candidates.push_back({chosen, std::numeric_limits<double>::quiet_NaN()});
-  }
   ReluNetwork net;
-  const std::size_t used = tuning::refit_until_stable(
-      candidates.size(),
-      [&](std::size_t c) {
-        net = ReluNetwork::random(data.X.cols(), options.hidden_layers, 1.0, rng);
-        return train(net, data.X, data.y, options.epochs, candidates[c].hyperparameters, rng);
-      },
-      [&](std::size_t c) { return candidates[c].hyperparameters.learning_rate; }, "SGD", report);
-  chosen = candidates[used].hyperparameters;
-  const double validation_rmse = candidates[used].validation_rmse;
-  noise_variance = validation_rmse * validation_rmse;
+  tuning::TuneThenRefit<Hyperparameters> search(kName, "SGD", options, 3,
+                                                 {options.learning_rate, options.momentum, options.weight_decay});
+  search.decode = from_unit_cube;
+  // Validation RMSE of a network trained on the fit part.
+  search.score = [&](const tuning::ValidationSplit& split, const Hyperparameters& h, std::uint64_t seed) {
+    Rng run(seed);
+    ReluNetwork candidate = ReluNetwork::random(data.X.cols(), options.hidden_layers, 1.0, run);
+    if (!train(candidate, split.fit.X, split.fit.y, options.epochs, h, run))
+      return std::numeric_limits<double>::infinity();
+    const double mse = mean_squared_error(candidate, split.validation.X, split.validation.y);
+    return std::isfinite(mse) ? std::sqrt(mse) : std::numeric_limits<double>::infinity();
+  };
+  search.refit = [&](const Hyperparameters& h) {
+    net = ReluNetwork::random(data.X.cols(), options.hidden_layers, 1.0, rng);
+    return train(net, data.X, data.y, options.epochs, h, rng);
+  };
+  search.learning_rate = [](const Hyperparameters& h) { return h.learning_rate; };
+  const tuning::Scored<Hyperparameters> used = search.run(data, rng, report).refit;
+  const Hyperparameters& chosen = used.config;
+  const double validation_rmse = used.validation_score;
+  double noise_variance = validation_rmse * validation_rmse;
   const double training_mse = mean_squared_error(net, data.X, data.y);
   if (!std::isfinite(noise_variance)) noise_variance = training_mse;
   report.iterations = options.epochs;

@@ -49,19 +49,17 @@ bool train(ReluNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
            const Hyperparameters& h, Rng& rng);
 double predict_one(const ReluNetwork& net, const Eigen::Ref<const Eigen::VectorXd>& x, ReluCache& cache);
 
-class Model final : public bnn::Model {
+class Model final : public ModelBase {
  public:
   Model(ReluNetwork net, double noise_variance, FitReport report)
-      : net_(std::move(net)), noise_variance_(noise_variance), report_(std::move(report)) {}
+      : ModelBase(std::move(report)), net_(std::move(net)), noise_variance_(noise_variance) {}
   std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
-  const FitReport& report() const override { return report_; }
 
  private:
   ReluNetwork net_;
   double noise_variance_;
-  FitReport report_;
 };
 
-Model fit(const RegressionData& train, const Options& options, Rng& rng);
+Model fit(const RegressionData& train, const Validated<Options>& options, Rng& rng);
 
 }  // namespace bnn::bp

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "predictive.hpp"
+#include "normal.hpp"
 
 namespace bnn {
 namespace {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,41 @@ class Model {
                                                   const Eigen::MatrixXd& /*X*/) const {
     return std::nullopt;
   }
+};
+
+// The base of every method's model: it holds the report of the fit.
+class ModelBase : public Model {
+ public:
+  const FitReport& report() const final { return report_; }
+
+ protected:
+  explicit ModelBase(FitReport report) : report_(std::move(report)) {}
+  // For what predict learns about the fit (NN-MC adds the R-hat of its predictions).
+  FitReport& report_to_extend() const { return report_; }
+
+ private:
+  mutable FitReport report_;
+};
+
+// Options that passed their validate(): what every fit takes. The registry validates once, in
+// the name the method is registered under, before it calls fit; a direct call fit(train, options,
+// rng) validates through the implicit conversion.
+template <class Options>
+class Validated {
+ public:
+  Validated() : Validated(Options{}) {}                                          // the defaults: fit(train, {}, rng)
+  Validated(const Options& options) : options_(options) { options_.validate(); }  // NOLINT: implicit on purpose
+  Validated(const Options& options, std::string_view method) : options_(options) {
+    if constexpr (requires { options_.validate(method); })
+      options_.validate(method);  // one options type behind several names (nn-mc, hmc)
+    else
+      options_.validate();
+  }
+  const Options& operator*() const { return options_; }
+  const Options* operator->() const { return &options_; }
+
+ private:
+  Options options_;
 };
 
 }  // namespace bnn

@@ -20,6 +20,11 @@ void bad_value(std::string_view method, std::string_view name, std::string_view 
                               std::string(text) + "', but must be " + std::string(expected));
 }
 
+void bad_choice(std::string_view method, std::string_view name, std::string_view text, std::string_view allowed) {
+  throw std::invalid_argument(std::string(method) + ": " + std::string(name) + " is '" + std::string(text) +
+                              "', but must be " + std::string(allowed));
+}
+
 std::string_view trim(std::string_view text) {
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return {};

@@ -10,7 +10,8 @@
 //
 // From that list this header sets fields from text (experiment specs, --set KEY=VALUE),
 // describes them with their defaults (bnnbench list methods) and writes a canonical text
-// form that identifies a configuration (hashed into job keys and seeds).
+// form that identifies a configuration (hashed into job keys and seeds). A field is a bool,
+// an integer, a real, text, an integer list or a Choice of named values (choice.hpp).
 #include <charconv>
 #include <map>
 #include <sstream>
@@ -19,6 +20,8 @@
 #include <string_view>
 #include <type_traits>
 #include <vector>
+
+#include "choice.hpp"
 
 namespace bnn {
 
@@ -36,10 +39,14 @@ namespace option_detail {
 std::string format_double(double value);
 [[noreturn]] void bad_value(std::string_view method, std::string_view name, std::string_view text,
                             std::string_view expected);
+// "<method>: <name> is '<text>', but must be <allowed>", as validate() words its messages.
+[[noreturn]] void bad_choice(std::string_view method, std::string_view name, std::string_view text,
+                             std::string_view allowed);
 
 template <class T>
-constexpr const char* type_name() {
-  if constexpr (std::is_same_v<T, bool>) return "bool";
+std::string type_name() {
+  if constexpr (is_choice<T>) return choice_list<typename T::enum_type>();
+  else if constexpr (std::is_same_v<T, bool>) return "bool";
   else if constexpr (std::is_integral_v<T>) return "integer";
   else if constexpr (std::is_floating_point_v<T>) return "real";
   else if constexpr (std::is_same_v<T, std::string>) return "text";
@@ -48,7 +55,8 @@ constexpr const char* type_name() {
 
 template <class T>
 std::string to_text(const T& value) {
-  if constexpr (std::is_same_v<T, bool>) return value ? "true" : "false";
+  if constexpr (is_choice<T>) return std::string(value.name());
+  else if constexpr (std::is_same_v<T, bool>) return value ? "true" : "false";
   else if constexpr (std::is_integral_v<T>) return std::to_string(value);
   else if constexpr (std::is_floating_point_v<T>) return format_double(value);
   else if constexpr (std::is_same_v<T, std::string>) return value;
@@ -72,7 +80,11 @@ bool parse_double(std::string_view text, double& out);
 template <class T>
 void from_text(std::string_view method, std::string_view name, std::string_view raw, T& field) {
   const std::string_view text = trim(raw);
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (is_choice<T>) {
+    typename T::enum_type value{};
+    if (!T::lookup(text, value)) bad_choice(method, name, raw, choice_list<typename T::enum_type>());
+    field = value;
+  } else if constexpr (std::is_same_v<T, bool>) {
     if (text == "true" || text == "1") field = true;
     else if (text == "false" || text == "0") field = false;
     else bad_value(method, name, raw, "true or false");

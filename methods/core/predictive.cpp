@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "expected_abs_normal.hpp"
+#include "normal.hpp"
 
 namespace bnn {
 namespace {
@@ -20,15 +21,6 @@ using FastPolicy = boost::math::policies::policy<boost::math::policies::promote_
 using StudentT = boost::math::students_t_distribution<double, FastPolicy>;
 using Normal = boost::math::normal_distribution<double, FastPolicy>;
 }  // namespace
-
-double normal_pdf(double z) { return std::exp(-0.5 * z * z) / std::sqrt(2.0 * std::numbers::pi); }
-
-double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
-
-double normal_log_pdf(double y, double mean, double variance) {
-  const double r = y - mean;
-  return -0.5 * (std::log(2.0 * std::numbers::pi * variance) + r * r / variance);
-}
 
 double log_sum_exp(const Eigen::Ref<const Eigen::VectorXd>& values) {
   const double m = values.maxCoeff();

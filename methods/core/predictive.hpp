@@ -99,10 +99,6 @@ class AffinePredictive final : public Predictive {
   double shift_, scale_;
 };
 
-// Helpers on the standard normal distribution shared by methods.
-double normal_pdf(double z);
-double normal_cdf(double z);
-double normal_log_pdf(double y, double mean, double variance);
 double log_sum_exp(const Eigen::Ref<const Eigen::VectorXd>& values);
 
 }  // namespace bnn

@@ -4,17 +4,18 @@
 
 namespace bnn {
 
+MlpShape relu_network_shape(Eigen::Index inputs, const std::vector<int>& hidden) {
+  return {inputs, hidden, Activation::relu, BiasLayout::in_rows};
+}
+
 ReluNetwork ReluNetwork::random(Eigen::Index inputs, const std::vector<int>& hidden, double sd, Rng& rng) {
+  const MlpShape shape = relu_network_shape(inputs, hidden);
   ReluNetwork net;
-  Eigen::Index in = inputs;
-  std::vector<Eigen::Index> outs(hidden.begin(), hidden.end());
-  outs.push_back(1);
-  for (Eigen::Index out : outs) {
-    RowMatrix W(out, in + 1);
+  for (std::size_t l = 0; l <= hidden.size(); ++l) {
+    RowMatrix W(shape.layer_units(l), shape.layer_fan_in(l));
     for (Eigen::Index i = 0; i < W.rows(); ++i)
       for (Eigen::Index j = 0; j < W.cols(); ++j) W(i, j) = sd * standard_normal(rng);
     net.weights.push_back(std::move(W));
-    in = out;
   }
   return net;
 }

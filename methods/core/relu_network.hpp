@@ -1,14 +1,19 @@
 #pragma once
-// A deterministic ReLU network with the parameterization PBP uses: a_l = W_l z_{l-1} /
-// sqrt(inputs + 1), z = [max(0, a); 1]; a linear output unit. Shared by BP and VI.
+// The per-example path of the MLP (mlp.hpp): a deterministic ReLU network with the
+// parameterization PBP uses, a_l = W_l z_{l-1} / sqrt(inputs + 1), z = [max(0, a); 1], a linear
+// output unit, one point at a time. Shared by BP and VI, whose updates are per point.
 #include <Eigen/Core>
 #include <vector>
 
+#include "mlp.hpp"
 #include "rng.hpp"
 
 namespace bnn {
 
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// The shape: ReLU units and the in_rows layout, layer l the matrix [W_l b_l] (units x fan-in).
+MlpShape relu_network_shape(Eigen::Index inputs, const std::vector<int>& hidden);
 
 struct ReluNetwork {
   std::vector<RowMatrix> weights;  // layer l: outputs x (inputs + 1), last column for the bias

@@ -5,10 +5,20 @@
 #include <stdexcept>
 #include <string>
 
+#include "normal.hpp"
+
 namespace bnn {
 namespace {
 
-void check_sizes(const NetworkShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& X) {
+// D = inputs + input bias, H hidden units, o = index of v_1.
+struct Sizes {
+  Eigen::Index D, H, o;
+};
+Sizes sizes(const MlpShape& s) { return {s.layer_fan_in(0), s.layer_units(0), s.weight_offset(1)}; }
+
+void check_sizes(const MlpShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& X) {
+  if (s.hidden.size() != 1 || s.bias_layout != BiasLayout::in_rows)
+    throw std::invalid_argument("two-layer network: the shape must have one hidden layer and the in_rows layout");
   if (w.size() != s.parameter_count() || X.cols() != s.inputs)
     throw std::invalid_argument("two-layer network: expected " + std::to_string(s.parameter_count()) +
                                 " weights and " + std::to_string(s.inputs) + " inputs, got " +
@@ -16,33 +26,11 @@ void check_sizes(const NetworkShape& s, const Eigen::VectorXd& w, const Eigen::M
 }
 
 // Hidden pre-activations a_ni = u_i' x~_n (points x H).
-Eigen::MatrixXd pre_activations(const NetworkShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& X) {
-  const Eigen::Map<const Eigen::MatrixXd> U(w.data(), s.fan_in(), s.hidden);  // column i is u_i
+Eigen::MatrixXd pre_activations(const MlpShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& X) {
+  const Eigen::Map<const Eigen::MatrixXd> U(w.data(), s.layer_fan_in(0), s.layer_units(0));  // column i is u_i
   Eigen::MatrixXd a = X * U.topRows(s.inputs);
-  if (s.input_bias) a.rowwise() += U.row(s.inputs);
+  if (s.hidden_bias) a.rowwise() += U.row(s.inputs);
   return a;
-}
-
-// g(a), g'(a) and g''(a) elementwise, as far as `order` asks.
-struct Units {
-  Eigen::MatrixXd value, slope, curvature;
-};
-
-Units activate(Activation kind, const Eigen::MatrixXd& a, int order) {
-  Units g;
-  switch (kind) {
-    case Activation::erf:
-      g.value = a.unaryExpr([](double t) { return std::erf(t / std::numbers::sqrt2); });
-      if (order >= 1) g.slope = std::sqrt(2.0 / std::numbers::pi) * (-0.5 * a.array().square()).exp();
-      if (order >= 2) g.curvature = -a.array() * g.slope.array();  // d/da exp(-a^2/2) = -a exp(-a^2/2)
-      break;
-    case Activation::tanh:
-      g.value = a.array().tanh();
-      if (order >= 1) g.slope = 1.0 - g.value.array().square();
-      if (order >= 2) g.curvature = -2.0 * g.value.array() * g.slope.array();
-      break;
-  }
-  return g;
 }
 
 // x~: the inputs with a column of ones appended when the hidden units have biases.
@@ -55,31 +43,30 @@ Eigen::MatrixXd augmented(const Eigen::MatrixXd& X, bool input_bias) {
 }
 
 // f(x_n, w) - t_n from the hidden-unit values.
-Eigen::VectorXd outputs_from(const NetworkShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& hidden_values) {
-  Eigen::VectorXd f = hidden_values * w.segment(s.output_offset(), s.hidden);
-  if (s.output_bias) f.array() += w[s.output_offset() + s.hidden];
+Eigen::VectorXd outputs_from(const MlpShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& hidden_values) {
+  const auto [D, H, o] = sizes(s);
+  Eigen::VectorXd f = hidden_values * w.segment(o, H);
+  if (s.output_bias) f.array() += w[o + H];
   return f;
 }
 
 }  // namespace
 
-Activation parse_activation(std::string_view name, std::string_view method) {
-  if (name == "erf") return Activation::erf;
-  if (name == "tanh") return Activation::tanh;
-  throw std::invalid_argument(std::string(method) + ": activation is '" + std::string(name) +
-                              "', but must be erf or tanh");
+MlpShape two_layer_shape(Eigen::Index inputs, Eigen::Index hidden, Activation activation, bool input_bias,
+                         bool output_bias) {
+  return {inputs, {static_cast<int>(hidden)}, activation, BiasLayout::in_rows, input_bias, output_bias};
 }
 
-Eigen::VectorXd network_outputs(const NetworkShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& X) {
+Eigen::VectorXd network_outputs(const MlpShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& X) {
   check_sizes(s, w, X);
-  return outputs_from(s, w, activate(s.activation, pre_activations(s, w, X), 0).value);
+  return outputs_from(s, w, activation_derivatives(s.activation, pre_activations(s, w, X), 0).value);
 }
 
-Eigen::MatrixXd network_jacobian(const NetworkShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& X) {
+Eigen::MatrixXd network_jacobian(const MlpShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& X) {
   check_sizes(s, w, X);
-  const Eigen::Index D = s.fan_in(), H = s.hidden, o = s.output_offset();
-  const Units g = activate(s.activation, pre_activations(s, w, X), 1);
-  const Eigen::MatrixXd Xa = augmented(X, s.input_bias);
+  const auto [D, H, o] = sizes(s);
+  const ActivationDerivatives g = activation_derivatives(s.activation, pre_activations(s, w, X), 1);
+  const Eigen::MatrixXd Xa = augmented(X, s.hidden_bias);
   Eigen::MatrixXd J(X.rows(), s.parameter_count());
   for (Eigen::Index i = 0; i < H; ++i) {
     const Eigen::VectorXd scale = w[o + i] * g.slope.col(i);  // df/du_i = v_i g'(a_i) x~
@@ -90,11 +77,11 @@ Eigen::MatrixXd network_jacobian(const NetworkShape& s, const Eigen::VectorXd& w
   return J;
 }
 
-double squared_error(const NetworkShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& X,
+double squared_error(const MlpShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& X,
                      const Eigen::VectorXd& y, Eigen::VectorXd* gradient) {
   check_sizes(s, w, X);
-  const Eigen::Index D = s.fan_in(), H = s.hidden, o = s.output_offset();
-  const Units g = activate(s.activation, pre_activations(s, w, X), gradient ? 1 : 0);
+  const auto [D, H, o] = sizes(s);
+  const ActivationDerivatives g = activation_derivatives(s.activation, pre_activations(s, w, X), gradient ? 1 : 0);
   const Eigen::VectorXd residual = outputs_from(s, w, g.value) - y;
   if (gradient) {
     gradient->resize(s.parameter_count());
@@ -103,22 +90,22 @@ double squared_error(const NetworkShape& s, const Eigen::VectorXd& w, const Eige
         (residual * w.segment(o, H).transpose()).cwiseProduct(g.slope);
     Eigen::Map<Eigen::MatrixXd> gradient_u(gradient->data(), D, H);
     gradient_u.topRows(s.inputs).noalias() = X.transpose() * delta;
-    if (s.input_bias) gradient_u.row(s.inputs) = delta.colwise().sum();
+    if (s.hidden_bias) gradient_u.row(s.inputs) = delta.colwise().sum();
     gradient->segment(o, H).noalias() = g.value.transpose() * residual;
     if (s.output_bias) (*gradient)[o + H] = residual.sum();
   }
   return 0.5 * residual.squaredNorm();
 }
 
-Eigen::MatrixXd squared_error_hessian(const NetworkShape& s, const Eigen::VectorXd& w,
+Eigen::MatrixXd squared_error_hessian(const MlpShape& s, const Eigen::VectorXd& w,
                                       const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
   check_sizes(s, w, X);
-  const Eigen::Index D = s.fan_in(), H = s.hidden, o = s.output_offset();
+  const auto [D, H, o] = sizes(s);
   const Eigen::MatrixXd J = network_jacobian(s, w, X);
   Eigen::MatrixXd hessian = J.transpose() * J;
-  const Units g = activate(s.activation, pre_activations(s, w, X), 2);
+  const ActivationDerivatives g = activation_derivatives(s.activation, pre_activations(s, w, X), 2);
   const Eigen::VectorXd residual = outputs_from(s, w, g.value) - y;
-  const Eigen::MatrixXd Xa = augmented(X, s.input_bias);
+  const Eigen::MatrixXd Xa = augmented(X, s.hidden_bias);
   // The only non-zero second derivatives of f: d2f/du_i du_i' = v_i g''(a_i) x~ x~' and
   // d2f/du_i dv_i = g'(a_i) x~ (Bishop 1992 for one hidden layer).
   for (Eigen::Index i = 0; i < H; ++i) {
@@ -131,15 +118,15 @@ Eigen::MatrixXd squared_error_hessian(const NetworkShape& s, const Eigen::Vector
   return hessian;
 }
 
-Eigen::VectorXd gauss_newton_diagonal(const NetworkShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& X) {
+Eigen::VectorXd gauss_newton_diagonal(const MlpShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& X) {
   return network_jacobian(s, w, X).colwise().squaredNorm().transpose();
 }
 
-Eigen::VectorXd two_layer_log_joint(const NetworkShape& shape, const RegressionData& train, const Eigen::MatrixXd& W,
+Eigen::VectorXd two_layer_log_joint(const MlpShape& shape, const RegressionData& train, const Eigen::MatrixXd& W,
                                     double alpha, double beta) {
   const double n = static_cast<double>(train.y.size());
   const double k = static_cast<double>(shape.parameter_count());
-  const double log_2pi = std::log(2.0 * std::numbers::pi);
+  const double log_2pi = kLog2PiOfDouble;
   const double normalizers = 0.5 * n * (std::log(beta) - log_2pi) + 0.5 * k * (std::log(alpha) - log_2pi);
   Eigen::VectorXd out(W.rows());
   for (Eigen::Index r = 0; r < W.rows(); ++r) {

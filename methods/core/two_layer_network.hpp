@@ -13,49 +13,38 @@
 // Alongside the outputs: the sum-of-squares error E_D(w) = 0.5 sum_n (f(x_n, w) - t_n)^2 with
 // its gradient, its exact Hessian and the diagonal of its Gauss-Newton approximation.
 #include <Eigen/Core>
-#include <string_view>
 
+#include "mlp.hpp"
 #include "model.hpp"
 
 namespace bnn {
 
-enum class Activation { erf, tanh };  // erf: g(a) = erf(a / sqrt 2), the probit unit
-// Throws std::invalid_argument "<method>: activation is 'x', but must be erf or tanh".
-Activation parse_activation(std::string_view name, std::string_view method);
-
-struct NetworkShape {
-  Eigen::Index inputs = 0;
-  Eigen::Index hidden = 1;
-  Activation activation = Activation::erf;
-  bool input_bias = true;
-  bool output_bias = false;
-
-  Eigen::Index fan_in() const { return inputs + (input_bias ? 1 : 0); }  // D
-  Eigen::Index output_offset() const { return hidden * fan_in(); }       // index of v_1
-  Eigen::Index parameter_count() const { return output_offset() + hidden + (output_bias ? 1 : 0); }
-};
+// The shape of this network as an MlpShape (one hidden layer, the in_rows layout above: the
+// input bias is the shape's hidden_bias); activation erf or tanh.
+MlpShape two_layer_shape(Eigen::Index inputs, Eigen::Index hidden, Activation activation, bool input_bias,
+                         bool output_bias);
 
 // f(x_n, w) for the rows x_n of X.
-Eigen::VectorXd network_outputs(const NetworkShape& shape, const Eigen::VectorXd& w, const Eigen::MatrixXd& X);
+Eigen::VectorXd network_outputs(const MlpShape& shape, const Eigen::VectorXd& w, const Eigen::MatrixXd& X);
 
 // df(x_n, w)/dw, one row per row of X (points x k).
-Eigen::MatrixXd network_jacobian(const NetworkShape& shape, const Eigen::VectorXd& w, const Eigen::MatrixXd& X);
+Eigen::MatrixXd network_jacobian(const MlpShape& shape, const Eigen::VectorXd& w, const Eigen::MatrixXd& X);
 
 // E_D(w) and, if `gradient` is not null, dE_D/dw (backpropagation).
-double squared_error(const NetworkShape& shape, const Eigen::VectorXd& w, const Eigen::MatrixXd& X,
+double squared_error(const MlpShape& shape, const Eigen::VectorXd& w, const Eigen::MatrixXd& X,
                      const Eigen::VectorXd& y, Eigen::VectorXd* gradient = nullptr);
 
 // Exact Hessian of E_D: sum_n J_n J_n' + (f_n - t_n) d^2 f_n / dw dw' (Bishop 1992).
-Eigen::MatrixXd squared_error_hessian(const NetworkShape& shape, const Eigen::VectorXd& w,
+Eigen::MatrixXd squared_error_hessian(const MlpShape& shape, const Eigen::VectorXd& w,
                                       const Eigen::MatrixXd& X, const Eigen::VectorXd& y);
 
 // Diagonal of the Gauss-Newton (Levenberg-Marquardt) approximation sum_n J_n J_n'.
-Eigen::VectorXd gauss_newton_diagonal(const NetworkShape& shape, const Eigen::VectorXd& w,
+Eigen::VectorXd gauss_newton_diagonal(const MlpShape& shape, const Eigen::VectorXd& w,
                                       const Eigen::MatrixXd& X);
 
 // log p(y | w) + log p(w) at each row of W, for Gaussian noise of precision beta and the prior
 // w ~ N(0, I / alpha): n/2 log(beta / 2 pi) - beta E_D(w) + k/2 log(alpha / 2 pi) - alpha/2 |w|^2.
-Eigen::VectorXd two_layer_log_joint(const NetworkShape& shape, const RegressionData& train, const Eigen::MatrixXd& W,
+Eigen::VectorXd two_layer_log_joint(const MlpShape& shape, const RegressionData& train, const Eigen::MatrixXd& W,
                                     double alpha, double beta);
 
 }  // namespace bnn

@@ -6,13 +6,6 @@
 
 namespace bnn::ensemble {
 
-CovarianceForm parse_covariance_form(const std::string& name) {
-  if (name == "full") return CovarianceForm::full;
-  if (name == "factor") return CovarianceForm::factor;
-  if (name == "diagonal") return CovarianceForm::diagonal;
-  throw std::invalid_argument("covariance is '" + name + "', but must be one of full, factor, diagonal");
-}
-
 Eigen::Index Parameterization::size() const {
   const Eigen::Index k = weights;
   switch (form) {

@@ -7,12 +7,15 @@
 #include <string>
 
 #include "expected_error.hpp"
+#include "methods/core/choice.hpp"
 #include "methods/core/rng.hpp"
 
 namespace bnn::ensemble {
 
 enum class CovarianceForm { full, factor, diagonal };
-CovarianceForm parse_covariance_form(const std::string& name);  // throws std::invalid_argument
+constexpr std::array<ChoiceName<CovarianceForm>, 3> choice_names(CovarianceForm) {
+  return {{{CovarianceForm::full, "full"}, {CovarianceForm::factor, "factor"}, {CovarianceForm::diagonal, "diagonal"}}};
+}
 
 struct Parameterization {
   CovarianceForm form = CovarianceForm::full;

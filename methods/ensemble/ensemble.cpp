@@ -1,7 +1,5 @@
 #include "ensemble.hpp"
 
-#include <LBFGS.h>
-
 #include <boost/math/special_functions/digamma.hpp>
 #include <cmath>
 #include <limits>
@@ -9,6 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "methods/core/minimize.hpp"
+#include "methods/core/normal.hpp"
 #include "methods/core/options.hpp"
 #include "methods/core/two_layer_network.hpp"
 #include "methods/core/parallel_pieces.hpp"
@@ -18,7 +18,7 @@ namespace bnn::ensemble {
 namespace {
 
 const char* method_name(const Options& o) {
-  const CovarianceForm form = parse_covariance_form(o.covariance);
+  const CovarianceForm form = o.covariance;
   if (form == CovarianceForm::full) return "vi-full";
   if (form == CovarianceForm::factor) return "vi-fa";
   return "vi-diag";
@@ -40,9 +40,9 @@ double weight_second_moment(const GaussianQ& q) {
 }  // namespace
 
 void Options::validate() const {
-  const char* name = method_name(*this);  // also checks covariance
+  const char* name = method_name(*this);
   require_at_least(name, "hidden_units", hidden_units, 1);
-  if (parse_covariance_form(covariance) == CovarianceForm::factor) require_at_least(name, "factors", factors, 1);
+  if (covariance == CovarianceForm::factor) require_at_least(name, "factors", factors, 1);
   require_positive(name, "alpha_shape", alpha_shape);
   require_positive(name, "alpha_scale", alpha_scale);
   require_positive(name, "beta_shape", beta_shape);
@@ -50,8 +50,6 @@ void Options::validate() const {
   require_at_least(name, "initial_alpha", initial_alpha, 0.0);
   require_at_least(name, "initial_beta", initial_beta, 0.0);
   require_positive(name, "initial_variance", initial_variance);
-  if (schedule != "joint" && schedule != "alternate")
-    throw std::invalid_argument(std::string(name) + ": schedule is '" + schedule + "', but must be joint or alternate");
   require_at_least(name, "cycles", cycles, 1);
   require_at_least(name, "iterations", iterations, 1);
   require_positive(name, "tolerance", tolerance);
@@ -131,7 +129,7 @@ Hyperposterior reestimate(const Options& o, Eigen::Index weights, Eigen::Index p
 double full_bound(const Options& o, Eigen::Index weights, Eigen::Index points, double log_det, double weight_second,
                   double expected_error, const Hyperposterior& h) {
   const double k = static_cast<double>(weights), n = static_cast<double>(points);
-  const double log_2pi = std::log(2.0 * std::numbers::pi);
+  const double log_2pi = kLog2PiOfDouble;
   const double alpha = h.alpha_mean(), beta = h.beta_mean();
   const double log_alpha = boost::math::digamma(h.alpha_shape) + std::log(h.alpha_scale);
   const double log_beta = boost::math::digamma(h.beta_shape) + std::log(h.beta_scale);
@@ -143,7 +141,7 @@ double full_bound(const Options& o, Eigen::Index weights, Eigen::Index points, d
 }
 
 Model::Model(Layout layout, GaussianQ q, double alpha, double beta, FitReport report)
-    : layout_(layout), q_(std::move(q)), alpha_(alpha), beta_(beta), report_(std::move(report)) {}
+    : ModelBase(std::move(report)), layout_(layout), q_(std::move(q)), alpha_(alpha), beta_(beta) {}
 
 std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   Eigen::VectorXd mean, second;
@@ -158,12 +156,13 @@ std::optional<GaussianPosterior> Model::gaussian_posterior() const {
   g.mean = q_.mean;
   g.covariance = q_.diagonal() ? Eigen::MatrixXd(q_.variances.asDiagonal()) : q_.covariance;
   g.objective_name = "bound";
-  g.objective = report_.diagnostics.front().second;
+  g.objective = report().diagnostics.front().second;
   return g;
 }
 
 std::optional<Eigen::VectorXd> Model::log_joint(const RegressionData& train, const Eigen::MatrixXd& W) const {
-  const NetworkShape shape{layout_.inputs, layout_.hidden, Activation::erf, layout_.input_bias, layout_.output_bias};
+  const MlpShape shape =
+      two_layer_shape(layout_.inputs, layout_.hidden, Activation::erf, layout_.input_bias, layout_.output_bias);
   return two_layer_log_joint(shape, train, W, alpha_, beta_);
 }
 
@@ -177,50 +176,39 @@ struct StartResult {
   bool converged = false, finite = true;
 };
 
-// One L-BFGS run on f(theta) from theta; keeps the best point seen (a failed line search ends
-// the run there). Returns the iterations.
-template <class Objective>
-long minimize(Objective objective, int max_iterations, double tolerance, Eigen::VectorXd& theta,
-              long& evaluations) {
-  double best_value = std::numeric_limits<double>::infinity();
-  Eigen::VectorXd best = theta;
-  const auto wrapped = [&](const Eigen::VectorXd& x, Eigen::VectorXd& gradient) {
-    ++evaluations;
-    const double value = objective(x, gradient);
-    if (!std::isfinite(value) || !gradient.allFinite()) return std::numeric_limits<double>::infinity();
-    if (value < best_value) {
-      best_value = value;
-      best = x;
-    }
-    return value;
-  };
+// The optimizer of Q: L-BFGS that stops when 10 iterations improved the bound by less than
+// `tolerance` (relative); a non-finite evaluation is handed to the line search as +inf.
+Lbfgs q_optimizer(const Options& o) {
   LBFGSpp::LBFGSParam<double> param;
-  param.max_iterations = max_iterations;
+  param.max_iterations = o.iterations;
   param.epsilon = 1e-6;
-  param.past = 10;  // stop when 10 iterations improved the objective by less than `tolerance` (relative)
-  param.delta = tolerance;
-  LBFGSpp::LBFGSSolver<double> solver(param);
-  double value = 0.0;
-  long iterations = max_iterations;
-  try {
-    iterations = solver.minimize(wrapped, theta, value);
-  } catch (const std::exception&) {
-    // a failed line search keeps the best point seen
-  }
-  theta = best;
-  return iterations;
+  param.past = 10;
+  param.delta = o.tolerance;
+  return Lbfgs(param, NonFinite::infinite);
+}
+
+// One run from theta, which becomes the best point seen (a failed line search ends the run
+// there and counts as using every iteration). Returns the iterations.
+template <class Objective>
+long minimize(const Lbfgs& optimizer, Objective objective, Eigen::VectorXd& theta, long& evaluations) {
+  const Minimum m = optimizer.minimize(objective, theta);
+  evaluations += m.evaluations;
+  theta = m.x;
+  return m.line_search_failed ? optimizer.settings().max_iterations : m.iterations;
 }
 
 StartResult run_start(const Problem& problem, const Options& o, Eigen::VectorXd theta) {
   const Eigen::Index k = problem.layout.size(), n = problem.targets.size();
   StartResult result;
-  if (o.update_hyperparameters && o.schedule == "joint") {
+  const Lbfgs optimizer = q_optimizer(o);
+  if (o.update_hyperparameters && o.schedule == Schedule::joint) {
     // Re-estimation (35)-(38) at every evaluation: L-BFGS on the bound maximized over R and S.
     result.iterations = minimize(
+        optimizer,
         [&](const Eigen::VectorXd& x, Eigen::VectorXd& gradient) {
           return negative_collapsed_bound(problem, o, x, &gradient);
         },
-        o.iterations, o.tolerance, theta, result.evaluations);
+        theta, result.evaluations);
     result.converged = result.iterations < o.iterations;
     result.cycles = 1;
     result.bound = -negative_collapsed_bound(problem, o, theta, nullptr);
@@ -239,10 +227,11 @@ StartResult run_start(const Problem& problem, const Options& o, Eigen::VectorXd 
   double previous_bound = -std::numeric_limits<double>::infinity();
   for (int cycle = 1; cycle <= o.cycles; ++cycle) {
     const long iterations = minimize(
+        optimizer,
         [&](const Eigen::VectorXd& x, Eigen::VectorXd& gradient) {
           return negative_bound(problem, x, alpha, beta, &gradient);
         },
-        o.iterations, o.tolerance, theta, result.evaluations);
+        theta, result.evaluations);
     result.iterations += iterations;
     double log_det = 0.0;
     const GaussianQ q = problem.parameterization.unpack(theta, log_det);
@@ -256,7 +245,7 @@ StartResult run_start(const Problem& problem, const Options& o, Eigen::VectorXd 
       alpha = h.alpha_mean();
       beta = h.beta_mean();
     } else {
-      const double log_2pi = std::log(2.0 * std::numbers::pi);
+      const double log_2pi = kLog2PiOfDouble;
       const double points = static_cast<double>(n), weights = static_cast<double>(k);
       bound = 0.5 * points * (std::log(beta) - log_2pi) - beta * expected_error +
               0.5 * weights * (std::log(alpha) - log_2pi) - 0.5 * alpha * second + 0.5 * log_det +
@@ -286,14 +275,14 @@ StartResult run_start(const Problem& problem, const Options& o, Eigen::VectorXd 
 
 }  // namespace
 
-Model fit(const RegressionData& train, const Options& o, Rng& rng) {
-  o.validate();
+Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng) {
+  const Options& o = *valid;
   const char* name = method_name(o);
   check_training_data(train, name);
   Problem problem;
   problem.layout = Layout{train.X.cols(), o.hidden_units, o.input_bias, o.output_bias};
   problem.parameterization =
-      Parameterization{parse_covariance_form(o.covariance), problem.layout.size(), o.factors};
+      Parameterization{o.covariance, problem.layout.size(), o.factors};
   problem.augmented_X = problem.layout.augment(train.X);
   problem.targets = train.y;
   const Layout& layout = problem.layout;
@@ -336,7 +325,7 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
     report.message = std::string(name) + ": the bound became non-finite";
   } else if (!best.converged) {
     report.status = FitStatus::not_converged;
-    report.message = std::string(name) + (o.schedule == "joint" && o.update_hyperparameters
+    report.message = std::string(name) + (o.schedule == Schedule::joint && o.update_hyperparameters
                                               ? ": L-BFGS stopped at the iteration limit"
                                               : ": the bound still changed at the cycle or iteration limit");
   }

@@ -15,9 +15,15 @@
 
 namespace bnn::ensemble {
 
+// joint: alpha and beta re-estimated at every evaluation; alternate: in cycles.
+enum class Schedule { joint, alternate };
+constexpr std::array<ChoiceName<Schedule>, 2> choice_names(Schedule) {
+  return {{{Schedule::joint, "joint"}, {Schedule::alternate, "alternate"}}};
+}
+
 struct Options {
   int hidden_units = 4;
-  std::string covariance = "full";
+  Choice<CovarianceForm> covariance = CovarianceForm::full;
   int factors = 1;
   bool input_bias = true;
   bool output_bias = false;
@@ -30,7 +36,7 @@ struct Options {
   double initial_alpha = 0.0;  // 0: the hyperprior mean a b
   double initial_beta = 0.0;   // 0: the hyperprior mean c d
   double initial_variance = 1e-2;
-  std::string schedule = "joint";
+  Choice<Schedule> schedule = Schedule::joint;
   int cycles = 100;       // alternations of Q optimization and hyperparameter re-estimation
   int iterations = 2000;  // L-BFGS iterations per Q optimization
   double tolerance = 1e-7;  // relative change of the bound at which an optimization stops
@@ -95,13 +101,12 @@ Hyperposterior reestimate(const Options& options, Eigen::Index weights, Eigen::I
 double full_bound(const Options& options, Eigen::Index weights, Eigen::Index points, double log_det,
                   double weight_second_moment, double expected_error, const Hyperposterior& h);
 
-class Model final : public bnn::Model {
+class Model final : public ModelBase {
  public:
   Model(Layout layout, GaussianQ q, double alpha, double beta, FitReport report);
   // Gaussian with the mean and variance of the predictive under Q (eq. 8 with Q for the
   // posterior) plus the noise variance 1/beta at the averaged hyperparameters.
   std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
-  const FitReport& report() const override { return report_; }
   // Q over the network's weights, with the bound F[Q] it maximized.
   std::optional<GaussianPosterior> gaussian_posterior() const override;
   // The posterior Q approximates, unnormalized, at the averaged hyperparameters.
@@ -114,9 +119,8 @@ class Model final : public bnn::Model {
   Layout layout_;
   GaussianQ q_;
   double alpha_, beta_;
-  FitReport report_;
 };
 
-Model fit(const RegressionData& train, const Options& options, Rng& rng);
+Model fit(const RegressionData& train, const Validated<Options>& options, Rng& rng);
 
 }  // namespace bnn::ensemble

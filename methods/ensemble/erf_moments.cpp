@@ -6,6 +6,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "methods/core/normal.hpp"
+
 namespace bnn::ensemble {
 namespace {
 
@@ -23,7 +25,6 @@ double hermite(int n, double x) {
   return current;
 }
 
-double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); }
 
 // Owen's T(h, a) with the limits a -> +-infinity needed at h = 0 (T(0, +-inf) = +-1/4).
 double owens_t_term(double h, double numerator, double denominator) {

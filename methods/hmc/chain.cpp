@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "methods/core/minimize.hpp"
-#include "nn_mc.hpp"
+#include "hmc.hpp"
 #include "sampler.hpp"
 
 namespace bnn::hmc {
@@ -80,7 +80,7 @@ class Replica {
       LBFGSpp::LBFGSParam<double> param;
       param.max_iterations = o_.initial_optimization;
       param.epsilon = 1e-6;
-      const BestPoint best = minimize_keeping_best(u, state.q, param);
+      const Minimum best = Lbfgs(param).minimize(u, state.q);
       state.q = best.x;
       // Precisions start at their conditional means given these weights.
       Eigen::VectorXd unused(P_);
@@ -132,7 +132,7 @@ class Replica {
         groups.set_common_variance(draw_common_variance(groups, precision, groups.common_variance, rng));
       prior_precision_ = prior_precisions(groups, precision);
       noise_precision = gamma_draw(rng, noise_shape_post_) / (noise_rate_ + beta_ * squared_error);
-      integrated_ = o_.hyperparameters == "integrated";
+      integrated_ = o_.hyperparameters == HyperparameterUpdate::integrated;
       // With the precisions integrated out, the metric's precisions are frozen after warm-up
       // (they must not depend on the weights of the current trajectory).
       if (warming || !integrated_) {
@@ -176,7 +176,7 @@ class Replica {
   Rng rng;
 
  private:
-  bool neal() const { return o_.metric == "neal"; }
+  bool neal() const { return o_.metric == Metric::neal; }
   Eigen::VectorXd neal_inverse_metric() const {
     return neal_curvature(shape_, groups, metric_precision_, beta_ * metric_noise_precision_, input_sum_squares_, n_)
         .cwiseInverse();

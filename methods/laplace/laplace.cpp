@@ -1,8 +1,6 @@
 #include "laplace.hpp"
 
 #include <Eigen/Eigenvalues>
-#include <LBFGS.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -11,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "methods/core/minimize.hpp"
+#include "methods/core/normal.hpp"
 #include "methods/core/options.hpp"
 #include "methods/core/parallel_pieces.hpp"
 
@@ -20,7 +20,7 @@ namespace {
 constexpr double kSettledChange = 1e-4;  // relative change of alpha and beta that ends the loop
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-bool is_diagonal(const Options& options) { return options.hessian == "diagonal-gn"; }
+bool is_diagonal(const Options& options) { return options.hessian == Hessian::diagonal_gn; }
 
 // The mode of the posterior for fixed alpha and beta: L-BFGS on beta E_D + alpha/2 |w|^2 from
 // `weights`. Returns the best point evaluated (a failing line search still leaves one).
@@ -31,26 +31,8 @@ struct Mode {
   double gradient_norm = kInfinity;
 };
 
-Mode find_mode(const NetworkShape& shape, const RegressionData& train, Eigen::VectorXd weights, double alpha,
+Mode find_mode(const MlpShape& shape, const RegressionData& train, const Eigen::VectorXd& weights, double alpha,
                double beta, int max_iterations) {
-  Mode mode;
-  double best_value = kInfinity;
-  mode.weights = weights;
-  const auto objective = [&](const Eigen::VectorXd& w, Eigen::VectorXd& gradient) {
-    ++mode.evaluations;
-    const double value = beta * squared_error(shape, w, train.X, train.y, &gradient) + 0.5 * alpha * w.squaredNorm();
-    gradient = beta * gradient + alpha * w;
-    if (!std::isfinite(value) || !gradient.allFinite()) {
-      gradient.setZero();
-      return 1e300;
-    }
-    if (value < best_value) {
-      best_value = value;
-      mode.weights = w;
-      mode.gradient_norm = gradient.norm();
-    }
-    return value;
-  };
   LBFGSpp::LBFGSParam<double> param;
   param.m = 10;
   param.max_iterations = max_iterations;
@@ -60,13 +42,19 @@ Mode find_mode(const NetworkShape& shape, const RegressionData& train, Eigen::Ve
   param.epsilon_rel = 1e-5;
   param.past = 10;
   param.delta = 1e-12;
-  LBFGSpp::LBFGSSolver<double> solver(param);
-  double value = 0.0;
-  try {
-    mode.iterations = solver.minimize(objective, weights, value);
-  } catch (const std::exception&) {
-    mode.iterations = mode.evaluations;  // line search failure (limited precision): keep the best point
-  }
+  // A non-finite evaluation is handed to the line search as 1e300 with a zero gradient.
+  const auto objective = [&](const Eigen::VectorXd& w, Eigen::VectorXd& gradient) {
+    const double value = beta * squared_error(shape, w, train.X, train.y, &gradient) + 0.5 * alpha * w.squaredNorm();
+    gradient = beta * gradient + alpha * w;
+    return value;
+  };
+  const Minimum m = Lbfgs(param, NonFinite::huge).minimize(objective, weights);
+  Mode mode;
+  mode.weights = m.x;
+  mode.evaluations = m.evaluations;
+  mode.gradient_norm = m.gradient_norm;
+  // a line search failure (limited precision) keeps the best point and counts its evaluations
+  mode.iterations = m.line_search_failed ? m.evaluations : m.iterations;
   return mode;
 }
 
@@ -82,13 +70,13 @@ struct Start {
   std::string error;
 };
 
-Start run_start(const NetworkShape& shape, const RegressionData& train, const Options& options,
+Start run_start(const MlpShape& shape, const RegressionData& train, const Options& options,
                 Eigen::VectorXd weights) {
   Start start;
   double alpha = options.initial_alpha, beta = options.initial_beta;
   double alpha_step = 0.0, beta_step = 0.0;  // last changes of log alpha and log beta
   for (;;) {
-    Mode mode = find_mode(shape, train, std::move(weights), alpha, beta, options.map_iterations);
+    Mode mode = find_mode(shape, train, weights, alpha, beta, options.map_iterations);
     start.map_iterations += mode.iterations;
     start.map_evaluations += mode.evaluations;
     Posterior posterior = laplace_posterior(shape, train, mode.weights, alpha, beta, is_diagonal(options));
@@ -134,12 +122,13 @@ Start run_start(const NetworkShape& shape, const RegressionData& train, const Op
   }
 }
 
-Eigen::VectorXd initial_weights(const NetworkShape& shape, Rng& rng) {
+Eigen::VectorXd initial_weights(const MlpShape& shape, Rng& rng) {
   Eigen::VectorXd w = Eigen::VectorXd::Zero(shape.parameter_count());  // output bias starts at 0
-  const double input_sd = 1.0 / std::sqrt(static_cast<double>(shape.fan_in()));
-  const double output_sd = 1.0 / std::sqrt(static_cast<double>(shape.hidden));
-  for (Eigen::Index i = 0; i < shape.output_offset(); ++i) w[i] = input_sd * standard_normal(rng);
-  for (Eigen::Index i = 0; i < shape.hidden; ++i) w[shape.output_offset() + i] = output_sd * standard_normal(rng);
+  const Eigen::Index hidden = shape.layer_units(0), output_offset = shape.weight_offset(1);
+  const double input_sd = 1.0 / std::sqrt(static_cast<double>(shape.layer_fan_in(0)));
+  const double output_sd = 1.0 / std::sqrt(static_cast<double>(hidden));
+  for (Eigen::Index i = 0; i < output_offset; ++i) w[i] = input_sd * standard_normal(rng);
+  for (Eigen::Index i = 0; i < hidden; ++i) w[output_offset + i] = output_sd * standard_normal(rng);
   return w;
 }
 
@@ -150,9 +139,8 @@ std::string Options::method_name() const { return is_diagonal(*this) ? "laplace-
 void Options::validate() const {
   const std::string name = method_name();
   require_at_least(name, "hidden_units", hidden_units, 1);
-  parse_activation(activation, name);
-  if (hessian != "exact" && hessian != "diagonal-gn")
-    throw std::invalid_argument(name + ": hessian is '" + hessian + "', but must be exact or diagonal-gn");
+  if (activation == Activation::relu)
+    throw std::invalid_argument(name + ": activation is 'relu', but must be erf or tanh");
   require_positive(name, "initial_alpha", initial_alpha);
   require_positive(name, "initial_beta", initial_beta);
   require_at_least(name, "alpha_shape", alpha_shape, 0.0);
@@ -167,20 +155,14 @@ void Options::validate() const {
 Options diagonal_defaults() {
   Options o;
   o.hidden_units = 10;
-  o.activation = "tanh";
-  o.hessian = "diagonal-gn";
+  o.activation = Activation::tanh;
+  o.hessian = Hessian::diagonal_gn;
   o.output_bias = true;
   return o;
 }
 
-NetworkShape network_shape(const Options& options, Eigen::Index inputs) {
-  NetworkShape shape;
-  shape.inputs = inputs;
-  shape.hidden = options.hidden_units;
-  shape.activation = parse_activation(options.activation, options.method_name());
-  shape.input_bias = options.input_bias;
-  shape.output_bias = options.output_bias;
-  return shape;
+MlpShape network_shape(const Options& options, Eigen::Index inputs) {
+  return two_layer_shape(inputs, options.hidden_units, options.activation, options.input_bias, options.output_bias);
 }
 
 double effective_parameters(const Eigen::VectorXd& eigenvalues, double alpha) {
@@ -198,7 +180,7 @@ Hyperparameters reestimate(const Eigen::VectorXd& eigenvalues, double alpha, dou
   return h;
 }
 
-Posterior laplace_posterior(const NetworkShape& shape, const RegressionData& train, Eigen::VectorXd weights,
+Posterior laplace_posterior(const MlpShape& shape, const RegressionData& train, Eigen::VectorXd weights,
                             double alpha, double beta, bool diagonal) {
   Posterior p;
   p.weights = std::move(weights);
@@ -238,7 +220,7 @@ Posterior laplace_posterior(const NetworkShape& shape, const RegressionData& tra
   const double k = static_cast<double>(shape.parameter_count());
   // MacKay (1992): log evidence of (alpha, beta) under the Gaussian approximation at the mode.
   p.log_evidence = -beta * p.squared_error - 0.5 * alpha * p.weights.squaredNorm() - 0.5 * log_det_a +
-                   0.5 * k * std::log(alpha) + 0.5 * n * std::log(beta) - 0.5 * n * std::log(2.0 * std::numbers::pi);
+                   0.5 * k * std::log(alpha) + 0.5 * n * std::log(beta) - 0.5 * n * kLog2PiOfDouble;
   p.ok = std::isfinite(p.log_evidence) && p.weights.allFinite() && p.eigenvalues.allFinite();
   return p;
 }
@@ -262,7 +244,7 @@ std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
 std::optional<GaussianPosterior> Model::gaussian_posterior() const {
   const Posterior& p = posterior_;
   GaussianPosterior g;
-  g.names = two_layer_parameter_names(shape_.inputs, shape_.hidden, shape_.input_bias, shape_.output_bias);
+  g.names = two_layer_parameter_names(shape_.inputs, shape_.layer_units(0), shape_.hidden_bias, shape_.output_bias);
   g.mean = p.weights;
   g.covariance = p.diagonal ? Eigen::MatrixXd(p.covariance_diagonal.asDiagonal())
                             : Eigen::MatrixXd(p.covariance_factor * p.covariance_factor.transpose());
@@ -275,10 +257,10 @@ std::optional<Eigen::VectorXd> Model::log_joint(const RegressionData& train, con
   return two_layer_log_joint(shape_, train, W, posterior_.alpha, posterior_.beta);
 }
 
-Model fit(const RegressionData& train, const Options& options, Rng& rng) {
-  options.validate();
+Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng) {
+  const Options& options = *valid;
   check_training_data(train, options.method_name());
-  const NetworkShape shape = network_shape(options, train.X.cols());
+  const MlpShape shape = network_shape(options, train.X.cols());
   // Every start's weights are drawn first (in start order), then the starts run as parallel pieces.
   std::vector<Eigen::VectorXd> initial;
   for (int s = 0; s <= options.restarts; ++s) initial.push_back(initial_weights(shape, rng));

@@ -45,10 +45,15 @@
 
 namespace bnn::laplace {
 
+enum class Hessian { exact, diagonal_gn };
+constexpr std::array<ChoiceName<Hessian>, 2> choice_names(Hessian) {
+  return {{{Hessian::exact, "exact"}, {Hessian::diagonal_gn, "diagonal-gn"}}};
+}
+
 struct Options {
   int hidden_units = 4;
-  std::string activation = "erf";  // erf or tanh
-  std::string hessian = "exact";   // exact or diagonal-gn
+  Choice<Activation> activation = Activation::erf;  // erf or tanh
+  Choice<Hessian> hessian = Hessian::exact;
   bool input_bias = true;
   bool output_bias = false;
   // Start values for normalized data: weight prior variance 1, and noise variance 0.1 (the
@@ -130,31 +135,29 @@ struct Posterior {
   Eigen::VectorXd covariance_diagonal;  // diagonal-gn: 1 / A_ii
   bool ok = true;                       // false if anything was not finite
 };
-Posterior laplace_posterior(const NetworkShape& shape, const RegressionData& train, Eigen::VectorXd weights,
+Posterior laplace_posterior(const MlpShape& shape, const RegressionData& train, Eigen::VectorXd weights,
                             double alpha, double beta, bool diagonal);
 
-class Model final : public bnn::Model {
+class Model final : public ModelBase {
  public:
-  Model(NetworkShape shape, Posterior posterior, FitReport report)
-      : shape_(shape), posterior_(std::move(posterior)), report_(std::move(report)) {}
+  Model(MlpShape shape, Posterior posterior, FitReport report)
+      : ModelBase(std::move(report)), shape_(shape), posterior_(std::move(posterior)) {}
   std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
-  const FitReport& report() const override { return report_; }
   // N(w_MAP, A^-1) over the network's weights, with the log evidence.
   std::optional<GaussianPosterior> gaussian_posterior() const override;
   // -beta E_D(w) - alpha/2 |w|^2 + the Gaussian normalizers, at the re-estimated alpha and beta.
   std::optional<Eigen::VectorXd> log_joint(const RegressionData& train, const Eigen::MatrixXd& W) const override;
-  const NetworkShape& shape() const { return shape_; }
+  const MlpShape& shape() const { return shape_; }
   const Posterior& posterior() const { return posterior_; }
 
  private:
-  NetworkShape shape_;
+  MlpShape shape_;
   Posterior posterior_;
-  FitReport report_;
 };
 
-Model fit(const RegressionData& train, const Options& options, Rng& rng);
+Model fit(const RegressionData& train, const Validated<Options>& options, Rng& rng);
 
 // The network of `options` for data with `inputs` columns.
-NetworkShape network_shape(const Options& options, Eigen::Index inputs);
+MlpShape network_shape(const Options& options, Eigen::Index inputs);
 
 }  // namespace bnn::laplace

@@ -4,19 +4,22 @@
 
 namespace bnn::nnep {
 
-std::vector<int> make_scale_groups(const std::string& scheme, int units, int inputs) {
+std::vector<int> make_scale_groups(ScaleGroups scheme, int units, int inputs) {
   std::vector<int> group(static_cast<std::size_t>(units) * inputs);
   for (int k = 0; k < units; ++k)
     for (int j = 0; j < inputs; ++j) {
       const std::size_t index = static_cast<std::size_t>(k) * inputs + j;
-      group[index] = scheme == "common" ? 0 : scheme == "input" ? j : scheme == "unit" ? k : static_cast<int>(index);
+      group[index] = scheme == ScaleGroups::common  ? 0
+                     : scheme == ScaleGroups::input ? j
+                     : scheme == ScaleGroups::unit  ? k
+                                                    : static_cast<int>(index);
     }
   return group;
 }
 
-std::vector<Activation> make_activations(int units, int linear_units) {
-  std::vector<Activation> activations(units);
-  for (int k = 0; k < units; ++k) activations[k] = Activation{units, k < linear_units};
+std::vector<HiddenUnit> make_activations(int units, int linear_units) {
+  std::vector<HiddenUnit> activations(units);
+  for (int k = 0; k < units; ++k) activations[k] = HiddenUnit{units, k < linear_units};
   return activations;
 }
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "activation.hpp"
+#include "hidden_unit.hpp"
 #include "nnep.hpp"
 
 namespace bnn::nnep {
@@ -33,9 +33,9 @@ struct Approximation {
 
 // Weight (k, j) of hidden unit k and input j (bias last) sits at k * d + j; the scale group l of
 // each weight under `scheme` (common, input, unit or weight).
-std::vector<int> make_scale_groups(const std::string& scheme, int units, int inputs);
+std::vector<int> make_scale_groups(ScaleGroups scheme, int units, int inputs);
 // Unit k < linear_units is linear, the others erf units scaled by 1/sqrt(units).
-std::vector<Activation> make_activations(int units, int linear_units);
+std::vector<HiddenUnit> make_activations(int units, int linear_units);
 
 // Eq. (36): q(w_k) from its likelihood and prior sites. False if the precision is not positive definite.
 bool recompute_input_weights(const Eigen::MatrixXd& X, const Sites& sites, int k, Approximation& q);

@@ -10,24 +10,20 @@
 #include "methods/core/vector_math.hpp"
 #include "prior_sites.hpp"
 
+#include "methods/core/normal.hpp"
+
 namespace bnn::nnep {
 namespace {
 
-constexpr double kLog2Pi = 1.83787706640934548356;
 constexpr int kThetaNodes = 24;
 constexpr int kMaxGridPoints = 2001;
-
-double log_normal(double y, double mean, double variance) {
-  const double r = y - mean;
-  return -0.5 * (kLog2Pi + std::log(variance) + r * r / variance);
-}
 
 // Tilted mean and variance of h ~ q_-(h) N(y | m_f(h), V_f(h) + noise) (eq. (49)), with q_-(h)
 // = N(m, V). Composite 8-point Gauss-Legendre over m +- 7 sd, in panels no wider than 2.5 sd,
 // 2 (erf bends over about 1) or three times the width over which the likelihood changes with h. An erf
 // unit is saturated beyond |h| = 8.5 (erf(8.5 / sqrt 2) = 1 - 2e-17), where the likelihood no
 // longer depends on h: those tails are truncated-Gaussian integrals done in closed form.
-bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean, double cavity_variance,
+bool hidden_unit_moments(const HiddenUnit& activation, int k, double cavity_mean, double cavity_variance,
                          const TiltedMoments& t, const OutputCavity& v_cavity, const Eigen::VectorXd& sigma_mg,
                          double mg_sigma_mg, double vg_term, double noise, double y, LikelihoodWorkspace& workspace,
                          double& mean, double& variance) {
@@ -104,10 +100,10 @@ bool hidden_unit_moments(const Activation& activation, int k, double cavity_mean
     const double edge = side == 0 ? -kSaturation : kSaturation;
     const double z = (edge - cavity_mean) / sd;
     const double log_p = side == 0 ? log_normal_cdf(z) : log_normal_cdf(-z);
-    const double mills = std::exp(-0.5 * z * z - 0.5 * kLog2Pi - log_p);
+    const double mills = inverse_mills(side == 0 ? z : -z, log_p);
     double f_mean = 0.0, f_var = 0.0;
     latent_given_g(activation.value(edge), f_mean, f_var);
-    tail_log_mass[side] = log_normal(y, f_mean, f_var + noise) + std::log(sd) + 0.5 * kLog2Pi + log_p;
+    tail_log_mass[side] = normal_log_pdf_split(y, f_mean, f_var + noise) + std::log(sd) + 0.5 * kLog2Pi + log_p;
     tail_first[side] = side == 0 ? -mills : mills;
     tail_second[side] = side == 0 ? 1.0 - z * mills : 1.0 + z * mills;
   }
@@ -149,10 +145,10 @@ LikelihoodWorkspace::LikelihoodWorkspace(int units) : theta_rule(hermite_rule(kT
 double log_fractional_normal(double y, double mean, double variance, double theta, double eta) {
   // Z(theta) = (2 pi exp(theta))^((1 - eta) / 2) eta^(-1/2), after (49)
   const double log_z = 0.5 * (1.0 - eta) * (kLog2Pi + theta) - 0.5 * std::log(eta);
-  return log_z + log_normal(y, mean, variance + std::exp(theta) / eta);
+  return log_z + normal_log_pdf_split(y, mean, variance + std::exp(theta) / eta);
 }
 
-const TiltedMoments& site_tilted_moments(const std::vector<Activation>& activations,
+const TiltedMoments& site_tilted_moments(const std::vector<HiddenUnit>& activations,
                                          const Eigen::VectorXd& cavity_h_mean,
                                          const Eigen::VectorXd& cavity_h_variance, const OutputCavity& v_cavity,
                                          double theta_mean, double theta_variance, bool learn_theta, double y,

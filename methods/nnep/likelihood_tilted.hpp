@@ -6,7 +6,7 @@
 #include <Eigen/Core>
 #include <vector>
 
-#include "activation.hpp"
+#include "hidden_unit.hpp"
 #include "gauss_hermite.hpp"
 #include "output_site.hpp"
 
@@ -33,7 +33,7 @@ class LikelihoodWorkspace {
 };
 
 // `theta_variance` = 0 with `learn_theta` false means theta = theta_mean is known.
-const TiltedMoments& site_tilted_moments(const std::vector<Activation>& activations,
+const TiltedMoments& site_tilted_moments(const std::vector<HiddenUnit>& activations,
                                          const Eigen::VectorXd& cavity_h_mean,
                                          const Eigen::VectorXd& cavity_h_variance, const OutputCavity& v_cavity,
                                          double theta_mean, double theta_variance, bool learn_theta, double y,

@@ -3,19 +3,19 @@
 #include <cmath>
 
 #include "methods/core/minimize.hpp"
-#include "methods/hmc/mlp.hpp"
+#include "methods/core/mlp.hpp"
 
 namespace bnn::nnep {
 namespace {
 
-// The same network as a flat MLP parameter vector (methods/hmc/mlp.hpp): its erf unit is
+// The same network as a flat MLP parameter vector (methods/core/mlp.hpp): its erf unit is
 // erf(a / sqrt 2), so the output weight there is v_k / sqrt K.
 struct FlatNetwork {
-  hmc::MlpShape shape;
+  MlpShape shape;
   Eigen::Index inputs = 0;  // without the bias column
   int units = 0;
 
-  FlatNetwork(Eigen::Index d, int K) : shape{d - 1, {K}, hmc::Activation::erf}, inputs(d - 1), units(K) {}
+  FlatNetwork(Eigen::Index d, int K) : shape{d - 1, {K}, Activation::erf}, inputs(d - 1), units(K) {}
 
   Eigen::VectorXd pack(const Eigen::MatrixXd& w, const Eigen::VectorXd& v) const {
     Eigen::VectorXd theta(shape.parameter_count());
@@ -60,8 +60,8 @@ Eigen::VectorXd flat_prior_precision(const FlatNetwork& net, const Options& o) {
 // -log p(theta | y) + const with the noise sd fixed at the initial value.
 double flat_objective(const FlatNetwork& net, const Eigen::MatrixXd& inputs, const Eigen::VectorXd& y,
                       const Eigen::VectorXd& prior_precision, double noise_precision, const Eigen::VectorXd& theta,
-                      hmc::MlpWorkspace& ws, Eigen::VectorXd& gradient) {
-  const double error = hmc::mlp_squared_error(net.shape, theta, inputs, y, ws, &gradient);
+                      MlpWorkspace& ws, Eigen::VectorXd& gradient) {
+  const double error = mlp_squared_error(net.shape, theta, inputs, y, ws, &gradient);
   gradient *= noise_precision;
   gradient += prior_precision.cwiseProduct(theta);
   return noise_precision * error + 0.5 * theta.dot(prior_precision.cwiseProduct(theta));
@@ -82,7 +82,7 @@ double map_objective(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const O
                      Eigen::MatrixXd& d_input_weights, Eigen::VectorXd& d_output_weights) {
   const FlatNetwork net(X.cols(), o.hidden_units);
   const Eigen::MatrixXd inputs = X.leftCols(X.cols() - 1);
-  hmc::MlpWorkspace ws;
+  MlpWorkspace ws;
   Eigen::VectorXd gradient;
   const double value = flat_objective(net, inputs, y, flat_prior_precision(net, o),
                                       1.0 / (o.initial_noise_sd * o.initial_noise_sd),
@@ -109,15 +109,15 @@ MapStart map_start(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Opt
   v.head(K) = Eigen::VectorXd::LinSpaced(K, o.initial_output_low, o.initial_output_high);
   Eigen::VectorXd theta = net.pack(w, v);
 
-  hmc::MlpWorkspace ws;
+  MlpWorkspace ws;
   LBFGSpp::LBFGSParam<double> param;
   param.max_iterations = o.map_iterations;
   param.epsilon = 1e-6;
-  const BestPoint best = minimize_keeping_best(
+  const Minimum best = Lbfgs(param).minimize(
       [&](const Eigen::VectorXd& t, Eigen::VectorXd& gradient) {
         return flat_objective(net, inputs, y, prior_precision, noise_precision, t, ws, gradient);
       },
-      theta, param);
+      theta);
   MapStart out;
   net.unpack(best.x, out.input_weights, out.output_weights, false);
   make_output_weights_positive(out.input_weights, out.output_weights);

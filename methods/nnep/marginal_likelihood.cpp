@@ -7,10 +7,11 @@
 #include "output_site.hpp"
 #include "prior_sites.hpp"
 
+#include "methods/core/normal.hpp"
+
 namespace bnn::nnep {
 namespace {
 
-constexpr double kLog2Pi = 1.83787706640934548356;
 
 // Psi(mu, Sigma) = log int exp(-w' Sigma^-1 w / 2 + nu' w) dw for a scalar Gaussian (Appendix I).
 double psi(double mean, double variance) {
@@ -25,7 +26,7 @@ double psi(const Eigen::VectorXd& mean, const Eigen::MatrixXd& covariance) {
 }  // namespace
 
 double log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Options& o,
-                               const std::vector<Activation>& activations, const std::vector<int>& group,
+                               const std::vector<HiddenUnit>& activations, const std::vector<int>& group,
                                bool theta_learned, bool input_prior_ran, bool output_prior_ran, const Sites& sites,
                                const Approximation& q, LikelihoodWorkspace& workspace) {
   const Eigen::Index n = X.rows(), d = X.cols();
@@ -73,7 +74,7 @@ double log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& 
   total += likelihood_terms / eta;
   // line 4: input-weight priors
   if (input_prior_ran) {
-    const InputPrior family = o.prior == "gaussian" ? InputPrior::gaussian : InputPrior::laplace;
+    const InputPrior family = o.prior;
     const double prior_eta = o.prior_eta;
     double prior_terms = 0.0;
     for (int k = 0; k < K; ++k)

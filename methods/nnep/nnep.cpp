@@ -21,15 +21,10 @@
 namespace bnn::nnep {
 
 void Options::validate() const {
-  const char* name = prior == "gaussian" ? "nn-ep-ard" : "nn-ep-la";
+  const char* name = prior == InputPrior::gaussian ? "nn-ep-ard" : "nn-ep-la";
   require_at_least(name, "hidden_units", hidden_units, 1);
   require_at_least(name, "linear_units", linear_units, 0);
   require_below(name, "linear_units", linear_units, hidden_units + 1);
-  if (prior != "laplace" && prior != "gaussian")
-    throw std::invalid_argument(std::string(name) + ": prior is '" + prior + "', but must be laplace or gaussian");
-  if (scale_groups != "common" && scale_groups != "input" && scale_groups != "unit" && scale_groups != "weight")
-    throw std::invalid_argument(std::string(name) + ": scale_groups is '" + scale_groups +
-                                "', but must be common, input, unit or weight");
   require_positive(name, "phi_prior_variance", phi_prior_variance);
   require_positive(name, "theta_prior_variance", theta_prior_variance);
   require_positive(name, "output_weight_dof", output_weight_dof);
@@ -49,10 +44,7 @@ void Options::validate() const {
   require_positive(name, "initial_bias_variance", initial_bias_variance);
   require_positive(name, "initial_output_variance", initial_output_variance);
   require_at_least(name, "initial_output_high", initial_output_high, initial_output_low);
-  if (initialization != "zero" && initialization != "map")
-    throw std::invalid_argument(std::string(name) + ": initialization is '" + initialization +
-                                "', but must be zero or map");
-  if (initialization == "map" && linear_units > 0)
+  if (initialization == Initialization::map && linear_units > 0)
     throw std::invalid_argument(std::string(name) + ": initialization is 'map', but linear_units is " +
                                 std::to_string(linear_units) + " (the MAP start needs erf units only)");
   require_at_least(name, "map_iterations", map_iterations, 1);
@@ -66,8 +58,8 @@ Options laplace_defaults() { return Options{}; }
 
 Options ard_defaults() {
   Options options;
-  options.prior = "gaussian";
-  options.scale_groups = "input";
+  options.prior = InputPrior::gaussian;
+  options.scale_groups = ScaleGroups::input;
   return options;
 }
 
@@ -96,7 +88,7 @@ struct SweepResult {
 // (57)-(61) and, if sequential, rank-one updates of q(w_k) and q(theta). q(v) is not touched
 // (its parallel update follows the sweep). `inputs` holds the training inputs as columns.
 SweepResult likelihood_sweep(const Eigen::MatrixXd& inputs, const Eigen::VectorXd& y, const Options& o,
-                             const std::vector<Activation>& activations, const SweepControl& control, Sites& sites,
+                             const std::vector<HiddenUnit>& activations, const SweepControl& control, Sites& sites,
                              Approximation& q, LikelihoodWorkspace& workspace) {
   const Eigen::Index n = inputs.cols();
   const int K = o.hidden_units;
@@ -203,7 +195,7 @@ SweepResult likelihood_sweep(const Eigen::MatrixXd& inputs, const Eigen::VectorX
 
 }  // namespace
 
-Model::Model(Posterior posterior, FitReport report) : posterior_(std::move(posterior)), report_(std::move(report)) {}
+Model::Model(Posterior posterior, FitReport report) : ModelBase(std::move(report)), posterior_(std::move(posterior)) {}
 
 void Model::latent_moments(const Eigen::MatrixXd& X, Eigen::VectorXd& mean, Eigen::VectorXd& variance) const {
   nnep::latent_moments(posterior_, X, mean, variance);
@@ -217,7 +209,7 @@ void latent_moments(const Posterior& p, const Eigen::MatrixXd& X, Eigen::VectorX
                                 std::to_string(p.input_mean.front().size() - 1));
   mean.resize(n);
   variance.resize(n);
-  const std::vector<Activation> activations = make_activations(K, p.linear_units);
+  const std::vector<HiddenUnit> activations = make_activations(K, p.linear_units);
   Eigen::VectorXd m_g(K + 1), v_g(K + 1), x(d);
   m_g[K] = 1.0;
   v_g[K] = 0.0;
@@ -294,20 +286,12 @@ std::optional<ParameterMarginals> Model::parameter_marginals() const {
   return rows;
 }
 
-Model fit(const RegressionData& train, const Options& o, Rng& rng) {
-  // Deterministic with the zero start of section 3.5.3; the MAP start draws its random start from rng.
-  o.validate();
-  const char* name = o.prior == "gaussian" ? "nn-ep-ard" : "nn-ep-la";
-  check_training_data(train, name);
-  const Eigen::Index n = train.X.rows(), d = train.X.cols() + 1;
-  const int K = o.hidden_units;
-  Eigen::MatrixXd X(n, d);
-  X << train.X, Eigen::VectorXd::Ones(n);
-  const Eigen::MatrixXd inputs = X.transpose();  // x_i as contiguous columns for the sweeps
-  const Eigen::VectorXd& y = train.y;
+namespace {
 
-  // Section 3.5.3: zero likelihood sites, N(0, 0.5) input-weight sites (N(0, 2^2) for biases),
-  // N(linspace(1, 2), 0.2^2) output-weight sites.
+// Section 3.5.3: zero likelihood sites, N(0, 0.5) input-weight sites (N(0, 2^2) for biases),
+// N(linspace(1, 2), 0.2^2) output-weight sites.
+Sites initial_sites(Eigen::Index n, Eigen::Index d, const Options& o) {
+  const int K = o.hidden_units;
   Sites sites;
   sites.tau = sites.nu = Eigen::MatrixXd::Zero(n, K);
   sites.alpha = sites.beta = Eigen::MatrixXd::Zero(n, K + 1);
@@ -318,15 +302,20 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
   sites.v_tau = Eigen::VectorXd::Constant(K, 1.0 / o.initial_output_variance);
   sites.v_nu = Eigen::VectorXd::LinSpaced(K, o.initial_output_low, o.initial_output_high) / o.initial_output_variance;
   if (K == 1) sites.v_nu.setConstant(o.initial_output_low / o.initial_output_variance);
-  MapStart start;
-  if (o.initialization == "map") {  // section 5: the site means from a MAP estimate
-    start = map_start(X, y, o, rng);
-    sites.w_nu = start.input_weights.cwiseProduct(sites.w_tau);
-    sites.v_nu = start.output_weights.head(K).cwiseProduct(sites.v_tau);
-  }
+  return sites;
+}
 
-  const std::vector<int> group = make_scale_groups(o.scale_groups, K, static_cast<int>(d));
-  const int groups = *std::max_element(group.begin(), group.end()) + 1;
+// Section 5: the prior sites' locations from a MAP estimate of the weights.
+MapStart start_from_map(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Options& o, Rng& rng, Sites& sites) {
+  MapStart start = map_start(X, y, o, rng);
+  sites.w_nu = start.input_weights.cwiseProduct(sites.w_tau);
+  sites.v_nu = start.output_weights.head(o.hidden_units).cwiseProduct(sites.v_tau);
+  return start;
+}
+
+// q from the sites, with the noise and scale hyperpriors of section 4.4.
+Approximation initial_approximation(const Eigen::MatrixXd& X, const Sites& sites, int groups, const Options& o) {
+  const int K = o.hidden_units;
   Approximation q;
   q.w_cov.resize(K);
   q.w_mean.resize(K);
@@ -336,87 +325,114 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
   q.phi_nu = Eigen::VectorXd::Constant(groups, o.phi_prior_mean / o.phi_prior_variance);
   for (int k = 0; k < K; ++k) recompute_input_weights(X, sites, k, q);
   recompute_output_weights(sites, o.output_bias_variance, q);
+  return q;
+}
 
-  const std::vector<Activation> activations = make_activations(K, o.linear_units);
-  FitReport report;
-  LikelihoodWorkspace workspace(K);
+// How sweep `iteration` updates the likelihood sites.
+SweepControl sweep_control(const Options& o, int iteration) {
+  SweepControl control;
+  control.learn_theta = iteration > o.initial_iterations && o.learn_noise;
+  control.fixed_theta = 2.0 * std::log(o.initial_noise_sd);
+  // section 3.5.4: the sweep after the initial ones does not move the sites
+  const bool frozen = o.learn_noise && o.initial_iterations > 0 && iteration == o.initial_iterations + 1;
+  control.damping_w = frozen ? 0.0 : o.damping_w;
+  control.damping_v = frozen ? 0.0 : o.damping_v;
+  control.damping_theta = o.damping_theta;
+  control.sequential = o.sequential;
+  control.active_units = o.unit_schedule > 0 ? std::min(o.hidden_units, 1 + (iteration - 1) / o.unit_schedule)
+                                             : o.hidden_units;
+  return control;
+}
+
+// Line 6 (parallel) or, every 10th sweep, a re-synchronization of the rank-one updates
+// (sequential): q(w_k) from its sites; a parallel step that breaks positive definiteness is
+// halved towards the sites `before` it (Appendix G). False, with the report's status set, when
+// a q(w_k) stays improper (the units after it are still recomputed).
+bool recompute_all_input_weights(const Eigen::MatrixXd& X, const Sites& before, const Options& o, int iteration,
+                                 Sites& sites, Approximation& q, FitReport& report) {
+  bool ok = true;
+  for (int k = 0; k < o.hidden_units; ++k) {
+    int halvings = 0;
+    while (!recompute_input_weights(X, sites, k, q)) {
+      if (o.sequential || halvings++ > 30) {
+        report.status = FitStatus::numerical_error;
+        report.message = "q(w_" + std::to_string(k + 1) + ") lost positive definiteness in sweep " +
+                         std::to_string(iteration);
+        ok = false;
+        break;
+      }
+      sites.tau.col(k) = 0.5 * (sites.tau.col(k) + before.tau.col(k));
+      sites.nu.col(k) = 0.5 * (sites.nu.col(k) + before.nu.col(k));
+    }
+  }
+  return ok;
+}
+
+// The sweep after which two quiet sweeps end EP: past the start of the input-prior EP (or the
+// initial sweeps) and after every unit joined.
+int settled_sweep(const Options& o) {
+  const int all_joined = o.unit_schedule > 0 ? 1 + (o.hidden_units - 1) * o.unit_schedule : 0;
+  return std::max(o.prior_start < o.max_iterations ? o.prior_start + 1 : o.initial_iterations, all_joined);
+}
+
+// What the EP iterations leave besides the sites and q.
+struct EpRun {
+  SweepResult last;
   std::vector<double> loo_trace;
+  long skipped = 0, negative_a = 0;
+  int sweeps = 0;
+  bool converged = false;
+};
+
+// Algorithm 1: sweeps over the likelihood sites with the prior-site EP of lines 1 and 8, until
+// the LOO density settles or max_iterations.
+EpRun run_ep(const Eigen::MatrixXd& X, const Eigen::MatrixXd& inputs, const Eigen::VectorXd& y, const Options& o,
+             const std::vector<HiddenUnit>& activations, const std::vector<int>& group, Sites& sites,
+             Approximation& q, LikelihoodWorkspace& workspace, FitReport& report) {
+  const Eigen::Index n = y.size();
+  EpRun run;
   double previous_loo = std::numeric_limits<double>::quiet_NaN();
   int quiet_sweeps = 0, iteration = 0;
-  long skipped = 0, negative_a = 0;
-  SweepResult last;
-  bool converged = false;
   for (iteration = 1; iteration <= o.max_iterations; ++iteration) {
     const bool after_initial = iteration > o.initial_iterations;
     if (iteration > o.prior_start) {  // line 1
       const int inner = iteration == o.prior_start + 1 ? 40 : 1;
       input_prior_ep(group, o, inner, sites, q);
     }
-    SweepControl control;
-    control.learn_theta = after_initial && o.learn_noise;
-    control.fixed_theta = 2.0 * std::log(o.initial_noise_sd);
-    const bool frozen = o.learn_noise && o.initial_iterations > 0 && iteration == o.initial_iterations + 1;  // section 3.5.4
-    control.damping_w = frozen ? 0.0 : o.damping_w;
-    control.damping_v = frozen ? 0.0 : o.damping_v;
-    control.damping_theta = o.damping_theta;
-    control.sequential = o.sequential;
-    control.active_units = o.unit_schedule > 0 ? std::min(K, 1 + (iteration - 1) / o.unit_schedule) : K;
     const Sites before = o.sequential ? Sites{} : sites;
-    last = likelihood_sweep(inputs, y, o, activations, control, sites, q, workspace);
-    skipped += last.skipped;
-    negative_a += last.negative_a;
-    // line 6 (parallel) or, every 10th sweep, a re-synchronization of the rank-one updates
-    // (sequential): q(w_k) from its sites; a parallel step that breaks positive definiteness is
-    // halved (Appendix G).
+    run.last = likelihood_sweep(inputs, y, o, activations, sweep_control(o, iteration), sites, q, workspace);
+    run.skipped += run.last.skipped;
+    run.negative_a += run.last.negative_a;
     const bool recompute = !o.sequential || iteration % 10 == 0;
-    for (int k = 0; k < K && recompute; ++k) {
-      int halvings = 0;
-      while (!recompute_input_weights(X, sites, k, q)) {
-        if (o.sequential || halvings++ > 30) {
-          report.status = FitStatus::numerical_error;
-          report.message = "q(w_" + std::to_string(k + 1) + ") lost positive definiteness in sweep " +
-                           std::to_string(iteration);
-          break;
-        }
-        sites.tau.col(k) = 0.5 * (sites.tau.col(k) + before.tau.col(k));
-        sites.nu.col(k) = 0.5 * (sites.nu.col(k) + before.nu.col(k));
-      }
-    }
-    if (report.status == FitStatus::numerical_error) break;
+    if (recompute && !recompute_all_input_weights(X, before, o, iteration, sites, q, report)) break;
     recompute_output_weights(sites, o.output_bias_variance, q);  // line 7
     if (after_initial && o.truncated_output_prior) {              // line 8
       output_prior_ep(o, 50, sites, q);
       recompute_output_weights(sites, o.output_bias_variance, q);
     }
-    loo_trace.push_back(last.log_z_loo);
-    if (!std::isfinite(last.log_z_loo)) {
+    run.loo_trace.push_back(run.last.log_z_loo);
+    if (!std::isfinite(run.last.log_z_loo)) {
       report.status = FitStatus::numerical_error;
       report.message = "the approximate LOO density is not finite in sweep " + std::to_string(iteration);
       break;
     }
     // A sweep that had to skip many sites (improper cavities or tilted moments, Appendix G)
     // changes little because it updates little: that is not convergence.
-    const bool few_skipped = 100 * last.skipped <= n;
+    const bool few_skipped = 100 * run.last.skipped <= n;
     const bool quiet =
-        few_skipped && std::abs(last.log_z_loo - previous_loo) < o.tolerance * static_cast<double>(n);
+        few_skipped && std::abs(run.last.log_z_loo - previous_loo) < o.tolerance * static_cast<double>(n);
     quiet_sweeps = quiet ? quiet_sweeps + 1 : 0;
-    previous_loo = last.log_z_loo;
-    const int all_joined = o.unit_schedule > 0 ? 1 + (K - 1) * o.unit_schedule : 0;
-    const int settled =
-        std::max(o.prior_start < o.max_iterations ? o.prior_start + 1 : o.initial_iterations, all_joined);
-    if (iteration > settled && quiet_sweeps >= 2) {
-      converged = true;
+    previous_loo = run.last.log_z_loo;
+    if (iteration > settled_sweep(o) && quiet_sweeps >= 2) {
+      run.converged = true;
       break;
     }
   }
-  if (report.status == FitStatus::ok && !converged) {
-    report.status = FitStatus::not_converged;
-    report.message = "no convergence in " + std::to_string(o.max_iterations) + " sweeps";
-  }
-  check_breakdown(last.skipped, n, o.learn_noise, std::exp(0.5 * q.theta_nu / q.theta_tau),
-                  std::sqrt((y.array() - y.mean()).square().mean()), report);
-  report.iterations = std::min(iteration, o.max_iterations);
+  run.sweeps = std::min(iteration, o.max_iterations);
+  return run;
+}
 
+Posterior posterior_from(const Approximation& q, const std::vector<int>& group, const Options& o) {
   Posterior posterior;
   posterior.input_mean = q.w_mean;
   posterior.input_covariance = q.w_cov;
@@ -432,44 +448,83 @@ Model fit(const RegressionData& train, const Options& o, Rng& rng) {
     posterior.theta_mean = 2.0 * std::log(o.initial_noise_sd);
     posterior.theta_variance = 0.0;
   }
+  return posterior;
+}
+
+// A posterior whose predictive mean misses its own training targets by more than 10 sd has
+// diverged (with the noise fixed, check_breakdown cannot see it in the noise).
+void check_training_fit(const Posterior& posterior, const RegressionData& train, FitReport& report) {
+  if (report.status == FitStatus::numerical_error) return;
+  const Eigen::VectorXd& y = train.y;
+  Eigen::VectorXd mean, variance;
+  latent_moments(posterior, train.X, mean, variance);
+  const double target_sd = std::sqrt((y.array() - y.mean()).square().mean());
+  const double training_rmse = std::sqrt((mean - y).squaredNorm() / static_cast<double>(y.size()));
+  if (!(training_rmse <= 10.0 * target_sd)) {
+    report.status = FitStatus::numerical_error;
+    report.message = "EP diverged: the predictive mean misses the training targets by an RMS of " +
+                     option_detail::format_double(training_rmse) + ", more than 10 times their sd " +
+                     option_detail::format_double(target_sd);
+  }
+}
+
+}  // namespace
+
+Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng) {
+  // Deterministic with the zero start of section 3.5.3; the MAP start draws its random start from rng.
+  const Options& o = *valid;
+  const char* name = o.prior == InputPrior::gaussian ? "nn-ep-ard" : "nn-ep-la";
+  check_training_data(train, name);
+  const Eigen::Index n = train.X.rows(), d = train.X.cols() + 1;
+  const int K = o.hidden_units;
+  Eigen::MatrixXd X(n, d);
+  X << train.X, Eigen::VectorXd::Ones(n);
+  const Eigen::MatrixXd inputs = X.transpose();  // x_i as contiguous columns for the sweeps
+  const Eigen::VectorXd& y = train.y;
+
+  Sites sites = initial_sites(n, d, o);
+  MapStart start;
+  if (o.initialization == Initialization::map) start = start_from_map(X, y, o, rng, sites);
+  const std::vector<int> group = make_scale_groups(o.scale_groups, K, static_cast<int>(d));
+  Approximation q = initial_approximation(X, sites, *std::max_element(group.begin(), group.end()) + 1, o);
+  const std::vector<HiddenUnit> activations = make_activations(K, o.linear_units);
+  FitReport report;
+  LikelihoodWorkspace workspace(K);
+  const EpRun run = run_ep(X, inputs, y, o, activations, group, sites, q, workspace, report);
+  if (report.status == FitStatus::ok && !run.converged) {
+    report.status = FitStatus::not_converged;
+    report.message = "no convergence in " + std::to_string(o.max_iterations) + " sweeps";
+  }
+  check_breakdown(run.last.skipped, n, o.learn_noise, std::exp(0.5 * q.theta_nu / q.theta_tau),
+                  std::sqrt((y.array() - y.mean()).square().mean()), report);
+  report.iterations = run.sweeps;
+
+  Posterior posterior = posterior_from(q, group, o);
   const bool theta_learned = o.learn_noise && report.iterations > o.initial_iterations;
   const bool input_prior_ran = report.iterations > o.prior_start;
   const bool output_prior_ran = o.truncated_output_prior && report.iterations > o.initial_iterations;
   const double log_z_ep = log_marginal_likelihood(X, y, o, activations, group, theta_learned, input_prior_ran,
                                                   output_prior_ran, sites, q, workspace);
   report.diagnostics = {{"log_z_ep", log_z_ep},
-                        {"log_z_loo", last.log_z_loo},
-                        {"max_h_mean_change", last.max_mean_change},
-                        {"max_h_variance_change", last.max_variance_change},
+                        {"log_z_loo", run.last.log_z_loo},
+                        {"max_h_mean_change", run.last.max_mean_change},
+                        {"max_h_variance_change", run.last.max_variance_change},
                         {"noise_sd", std::exp(0.5 * posterior.theta_mean)},
-                        {"skipped_sites", static_cast<double>(skipped)},
-                        {"negative_a_sites", static_cast<double>(negative_a)},
+                        {"skipped_sites", static_cast<double>(run.skipped)},
+                        {"negative_a_sites", static_cast<double>(run.negative_a)},
                         {"sweeps", static_cast<double>(report.iterations)},
                         {"units_with_effect", static_cast<double>(units_with_effect(posterior))}};
   if (units_with_effect(posterior) == 0)
     report.warnings.push_back("no hidden unit has an effect (every output weight within 1.96 sd of zero): the "
                               "network is about a constant, EP ended at the zero fixed point of section 2.3");
-  if (o.initialization == "map") {
+  if (o.initialization == Initialization::map) {
     report.diagnostics.emplace_back("map_objective", start.objective);
     report.diagnostics.emplace_back("map_evaluations", static_cast<double>(start.evaluations));
   }
   // The history of the LOO density (section 3.5.2), every 25th sweep: is it still climbing?
-  for (std::size_t sweep = 25; sweep <= loo_trace.size(); sweep += 25)
-    report.diagnostics.emplace_back("log_z_loo_sweep_" + std::to_string(sweep), loo_trace[sweep - 1]);
-  // A posterior whose predictive mean misses its own training targets by more than 10 sd has
-  // diverged (with the noise fixed, check_breakdown cannot see it in the noise).
-  if (report.status != FitStatus::numerical_error) {
-    Eigen::VectorXd mean, variance;
-    latent_moments(posterior, train.X, mean, variance);
-    const double target_sd = std::sqrt((y.array() - y.mean()).square().mean());
-    const double training_rmse = std::sqrt((mean - y).squaredNorm() / static_cast<double>(n));
-    if (!(training_rmse <= 10.0 * target_sd)) {
-      report.status = FitStatus::numerical_error;
-      report.message = "EP diverged: the predictive mean misses the training targets by an RMS of " +
-                       option_detail::format_double(training_rmse) + ", more than 10 times their sd " +
-                       option_detail::format_double(target_sd);
-    }
-  }
+  for (std::size_t sweep = 25; sweep <= run.loo_trace.size(); sweep += 25)
+    report.diagnostics.emplace_back("log_z_loo_sweep_" + std::to_string(sweep), run.loo_trace[sweep - 1]);
+  check_training_fit(posterior, train, report);
   return Model(std::move(posterior), std::move(report));
 }
 

@@ -31,16 +31,33 @@
 #include <string>
 #include <vector>
 
+#include "methods/core/choice.hpp"
 #include "methods/core/model.hpp"
+#include "prior_sites.hpp"
 #include "methods/core/rng.hpp"
 
 namespace bnn::nnep {
 
+constexpr std::array<ChoiceName<InputPrior>, 2> choice_names(InputPrior) {
+  return {{{InputPrior::laplace, "laplace"}, {InputPrior::gaussian, "gaussian"}}};
+}
+// Which input weights share a prior scale phi_l: all, those of one input, of one unit, or none.
+enum class ScaleGroups { common, input, unit, weight };
+constexpr std::array<ChoiceName<ScaleGroups>, 4> choice_names(ScaleGroups) {
+  return {{{ScaleGroups::common, "common"}, {ScaleGroups::input, "input"}, {ScaleGroups::unit, "unit"},
+           {ScaleGroups::weight, "weight"}}};
+}
+// Where the prior sites' locations start: zeros and linspace(1, 2), or a MAP estimate (section 5).
+enum class Initialization { zero, map };
+constexpr std::array<ChoiceName<Initialization>, 2> choice_names(Initialization) {
+  return {{{Initialization::zero, "zero"}, {Initialization::map, "map"}}};
+}
+
 struct Options {
   int hidden_units = 10;
   int linear_units = 0;  // the first units get g(h) = h (the paper's case 1 uses one)
-  std::string prior = "laplace";        // laplace (NN-EP-LA) or gaussian (NN-EP-ARD)
-  std::string scale_groups = "common";  // common, input, unit or weight
+  Choice<InputPrior> prior = InputPrior::laplace;  // laplace (NN-EP-LA) or gaussian (NN-EP-ARD)
+  Choice<ScaleGroups> scale_groups = ScaleGroups::common;
   // Hyperpriors of section 4.4 (normalized data).
   double phi_prior_mean = -9.210340371976184;  // 2 log(0.01)
   double phi_prior_variance = 6.25;            // 2.5^2
@@ -67,7 +84,7 @@ struct Options {
   double initial_output_low = 1.0;
   double initial_output_high = 2.0;
   double initial_output_variance = 0.04;
-  std::string initialization = "zero";  // or "map" (the alternative of section 5, see map_start.hpp)
+  Choice<Initialization> initialization = Initialization::zero;  // see map_start.hpp
   int map_iterations = 1000;            // L-BFGS iterations of the MAP start
   int unit_schedule = 0;        // > 0: unit k joins the updates at sweep 1 + (k - 1) * unit_schedule
   int initial_iterations = 15;  // sweeps with the noise and weight priors fixed
@@ -136,11 +153,10 @@ struct Posterior {
   int linear_units = 0;
 };
 
-class Model final : public bnn::Model {
+class Model final : public ModelBase {
  public:
   Model(Posterior posterior, FitReport report);
   std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
-  const FitReport& report() const override { return report_; }
   // q's marginals of every input weight w, scale phi_l and output weight v (v unit 0: the bias).
   std::optional<ParameterMarginals> parameter_marginals() const override;
   const Posterior& posterior() const { return posterior_; }
@@ -149,7 +165,6 @@ class Model final : public bnn::Model {
 
  private:
   Posterior posterior_;
-  FitReport report_;
 };
 
 // Mean and variance of the latent f(x) under a posterior (Appendix H, eq. (46) under q).
@@ -166,6 +181,6 @@ int units_with_effect(const Posterior& posterior);
 void check_breakdown(long skipped_last_sweep, long n, bool noise_learned, double noise_sd, double target_sd,
                      FitReport& report);
 
-Model fit(const RegressionData& train, const Options& options, Rng& rng);
+Model fit(const RegressionData& train, const Validated<Options>& options, Rng& rng);
 
 }  // namespace bnn::nnep

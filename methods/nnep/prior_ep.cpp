@@ -55,7 +55,7 @@ double input_prior_ep(const std::vector<int>& group, const Options& o, int sweep
   const int K = o.hidden_units;
   const Eigen::Index d = sites.w_tau.cols();
   const double eta = o.prior_eta;
-  const InputPrior family = o.prior == "gaussian" ? InputPrior::gaussian : InputPrior::laplace;
+  const InputPrior family = o.prior;
   double largest_change = 0.0;
   for (int sweep = 0; sweep < sweeps; ++sweep) {
     largest_change = 0.0;

@@ -6,19 +6,12 @@
 #include <limits>
 #include <numbers>
 
+#include "methods/core/normal.hpp"
+
 namespace bnn::nnep {
 namespace {
 
-constexpr double kLog2Pi = 1.83787706640934548356;
 constexpr int kPhiHalfPoints = 60;  // trapezoid over +-7 cavity sd of phi: 121 points
-
-double log_normal(double x, double mean, double variance) {
-  const double r = x - mean;
-  return -0.5 * (kLog2Pi + std::log(variance) + r * r / variance);
-}
-
-// Inverse Mills ratio phi(z) / Phi(z).
-double inverse_mills(double z) { return std::exp(-0.5 * z * z - 0.5 * kLog2Pi - log_normal_cdf(z)); }
 
 // N(w | mean, V) restricted to w > 0: log mass, mean and variance.
 void positive_part(double mean, double variance, double& log_mass, double& part_mean, double& part_variance) {
@@ -38,7 +31,8 @@ Conditional conditional_gaussian(double m, double V, double phi, double eta) {
   // N(w | 0, e^phi)^eta = (2 pi e^phi)^((1 - eta) / 2) eta^(-1/2) N(w | 0, e^phi / eta)
   const double prior_variance = std::exp(phi) / eta;
   Conditional c;
-  c.log_z = 0.5 * (1.0 - eta) * (kLog2Pi + phi) - 0.5 * std::log(eta) + log_normal(m, 0.0, V + prior_variance);
+  c.log_z = 0.5 * (1.0 - eta) * (kLog2Pi + phi) - 0.5 * std::log(eta) +
+            normal_log_pdf_split(m, 0.0, V + prior_variance);
   const double precision = 1.0 / V + 1.0 / prior_variance;
   c.mean = (m / V) / precision;
   c.second = 1.0 / precision + c.mean * c.mean;
@@ -69,14 +63,6 @@ Conditional conditional_laplace(double m, double V, double phi, double eta) {
 
 }  // namespace
 
-double log_normal_cdf(double x) {
-  if (x > -20.0) return std::log(0.5 * std::erfc(-x / std::numbers::sqrt2));
-  // Phi(x) ~ phi(x) / |x| (1 - 1/x^2 + 3/x^4 - 15/x^6 + 105/x^8) as x -> -infinity
-  const double u = 1.0 / (x * x);
-  const double series = 1.0 - u * (1.0 - 3.0 * u * (1.0 - 5.0 * u * (1.0 - 7.0 * u)));
-  return -0.5 * x * x - 0.5 * kLog2Pi - std::log(-x) + std::log(series);
-}
-
 PriorTilted truncated_t_tilted(double cavity_mean, double cavity_variance, double dof, double scale2, double eta) {
   PriorTilted t;
   const double sd = std::sqrt(cavity_variance);
@@ -84,7 +70,7 @@ PriorTilted truncated_t_tilted(double cavity_mean, double cavity_variance, doubl
                                 0.5 * std::log(dof * std::numbers::pi * scale2) + std::log(2.0);
   const auto log_integrand = [&](double v) {
     return eta * (log_t_constant - 0.5 * (dof + 1.0) * std::log1p(v * v / (dof * scale2))) +
-           log_normal(v, cavity_mean, cavity_variance);
+           normal_log_pdf_split(v, cavity_mean, cavity_variance);
   };
   const double upper = std::max(cavity_mean, 0.0) + 12.0 * sd + 12.0 * std::sqrt(scale2);
   double shift = log_integrand(0.0);

@@ -22,7 +22,4 @@ PriorTilted truncated_t_tilted(double cavity_mean, double cavity_variance, doubl
 PriorTilted hierarchical_tilted(InputPrior prior, double w_mean, double w_variance, double phi_mean,
                                 double phi_variance, double eta);
 
-// log Phi(x), accurate in the far left tail.
-double log_normal_cdf(double x);
-
 }  // namespace bnn::nnep

@@ -4,6 +4,7 @@
 #include <limits>
 #include <numbers>
 
+#include "methods/core/normal.hpp"
 #include "methods/core/options.hpp"
 #include "relu_moments.hpp"
 
@@ -11,11 +12,6 @@ namespace bnn::pbp {
 namespace {
 
 constexpr const char* kName = "pbp";
-
-double log_normal(double y, double mean, double variance) {
-  const double r = y - mean;
-  return -0.5 * (std::log(2.0 * std::numbers::pi * variance) + r * r / variance);
-}
 
 using PassState = PassWorkspace;
 
@@ -131,7 +127,7 @@ struct OutputTerms {
 OutputTerms output_terms(double y, double mean, double variance, double noise_variance) {
   const double total = variance + noise_variance;
   const double r = y - mean;
-  return {log_normal(y, mean, total), r / total, -0.5 / total + 0.5 * r * r / (total * total)};
+  return {normal_log_pdf(y, mean, total), r / total, -0.5 / total + 0.5 * r * r / (total * total)};
 }
 
 }  // namespace
@@ -249,11 +245,10 @@ long adf_update_with(Network& net, const Eigen::Ref<const Eigen::VectorXd>& x, d
                 });
   // eqs. (9)-(10) for q(gamma): Z, Z1, Z2 are Z with the shape raised by 0, 1, 2.
   const double a = net.noise_shape, b = net.noise_rate;
-  const double log_z0 = log_normal(y, out_mean, out_variance + b / (a - 1.0));
-  const double log_z1 = log_normal(y, out_mean, out_variance + b / a);
-  const double log_z2 = log_normal(y, out_mean, out_variance + b / (a + 1.0));
-  const double a_new = 1.0 / (std::exp(log_z2 - 2.0 * log_z1 + log_z0) * (a + 1.0) / a - 1.0);
-  const double b_new = 1.0 / (std::exp(log_z2 - log_z1) * (a + 1.0) / b - std::exp(log_z1 - log_z0) * a / b);
+  const double log_z0 = normal_log_pdf(y, out_mean, out_variance + b / (a - 1.0));
+  const double log_z1 = normal_log_pdf(y, out_mean, out_variance + b / a);
+  const double log_z2 = normal_log_pdf(y, out_mean, out_variance + b / (a + 1.0));
+  const auto [a_new, b_new] = gamma_moment_match(a, b, log_z0, log_z1, log_z2);
   if (std::isfinite(a_new) && std::isfinite(b_new) && a_new > 1.0 && b_new > 0.0) {
     net.noise_shape = a_new;
     net.noise_rate = b_new;
@@ -301,10 +296,7 @@ long refine_prior(Network& net, double min_cavity_precision_fraction) {
         const double d_variance = -0.5 / v0 + 0.5 * m2 / (v0 * v0);
         const double mean_new = cavity_mean + cavity_variance * d_mean;
         const double variance_new = cavity_variance - cavity_variance * cavity_variance * (d_mean * d_mean - 2.0 * d_variance);
-        const double shape_new =
-            1.0 / (std::exp(log_z2 - 2.0 * log_z1 + log_z0) * (cavity_shape + 1.0) / cavity_shape - 1.0);
-        const double rate_new = 1.0 / (std::exp(log_z2 - log_z1) * (cavity_shape + 1.0) / cavity_rate -
-                                       std::exp(log_z1 - log_z0) * cavity_shape / cavity_rate);
+        const auto [shape_new, rate_new] = gamma_moment_match(cavity_shape, cavity_rate, log_z0, log_z1, log_z2);
         if (!(variance_new > 0.0) || !(shape_new > 1.0) || !(rate_new > 0.0) || !std::isfinite(shape_new) ||
             !std::isfinite(rate_new))
           continue;
@@ -335,8 +327,8 @@ std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   return std::make_unique<GaussianPredictive>(mean, variance);
 }
 
-Model fit(const RegressionData& train, const Options& options, Rng& rng) {
-  options.validate();
+Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng) {
+  const Options& options = *valid;
   check_training_data(train, kName);
   Network net = initial_network(train.X.cols(), options, rng);
   const Eigen::MatrixXd Xt = train.X.transpose();  // one column per point: contiguous

@@ -104,18 +104,16 @@ long adf_update(Network& net, const Eigen::Ref<const Eigen::VectorXd>& x, double
 // Returns the number of factors updated.
 long refine_prior(Network& net, double min_cavity_precision_fraction);
 
-class Model final : public bnn::Model {
+class Model final : public ModelBase {
  public:
-  Model(Network net, FitReport report) : net_(std::move(net)), report_(std::move(report)) {}
+  Model(Network net, FitReport report) : ModelBase(std::move(report)), net_(std::move(net)) {}
   std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
-  const FitReport& report() const override { return report_; }
   const Network& network() const { return net_; }
 
  private:
   Network net_;
-  FitReport report_;
 };
 
-Model fit(const RegressionData& train, const Options& options, Rng& rng);
+Model fit(const RegressionData& train, const Validated<Options>& options, Rng& rng);
 
 }  // namespace bnn::pbp

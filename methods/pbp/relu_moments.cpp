@@ -3,10 +3,11 @@
 #include <cmath>
 #include <numbers>
 
+#include "methods/core/normal.hpp"
+
 namespace bnn::pbp {
 namespace {
 double std_normal_pdf(double x) { return std::exp(-0.5 * x * x) * (1.0 / std::sqrt(2.0 * std::numbers::pi)); }
-double std_normal_cdf(double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); }
 }  // namespace
 
 double inverse_mills(double alpha) {
@@ -14,7 +15,7 @@ double inverse_mills(double alpha) {
     const double inv = 1.0 / alpha;
     return -alpha - inv + 2.0 * inv * inv * inv;
   }
-  return std_normal_pdf(alpha) / std_normal_cdf(alpha);
+  return std_normal_pdf(alpha) / normal_cdf(alpha);
 }
 
 ReluMoments relu_moments(double m, double v) {

@@ -3,24 +3,20 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
-#include <tuple>
 #include <utility>
 
+#include "methods/core/momentum_sgd.hpp"
+#include "methods/core/normal.hpp"
 #include "methods/core/options.hpp"
-#include "methods/tuning/bayes_opt.hpp"
-#include "methods/tuning/refit.hpp"
-#include "methods/tuning/validation.hpp"
+#include "methods/core/tuning/tune_then_refit.hpp"
 
 namespace bnn::vi {
 namespace {
 
 constexpr const char* kName = "vi";
-constexpr std::size_t kRefitAttempts = 5;
 
 // The tuning box: log10 learning rate in [-5, -1], momentum in [0, 0.99].
-std::pair<double, double> from_unit_square(const Eigen::VectorXd& u) {
-  return {std::pow(10.0, -5.0 + 4.0 * u[0]), 0.99 * u[1]};
-}
+MomentumSgd from_unit_square(const Eigen::VectorXd& u) { return {std::pow(10.0, -5.0 + 4.0 * u[0]), 0.99 * u[1]}; }
 
 
 // Adds the KL gradient (divided by n) with respect to mean and sd; d_sd is turned into d_rho
@@ -58,7 +54,7 @@ GaussianPrior adaptive_prior(const Posterior& q) {
 }
 
 GaussianPrior prior_for(const Posterior& q, const Options& options) {
-  if (options.prior == "adaptive") return adaptive_prior(q);
+  if (options.prior == PriorKind::adaptive) return adaptive_prior(q);
   return {0.0, options.prior_variance};
 }
 
@@ -77,12 +73,6 @@ void Options::validate() const {
   require_hidden_layers(kName, hidden_layers);
   require_at_least(kName, "epochs", epochs, 1);
   require_at_least(kName, "batch_size", batch_size, 1);
-  if (estimator != "local" && estimator != "weights" && estimator != "graves")
-    throw std::invalid_argument("vi: estimator is '" + estimator + "', but must be local, weights or graves");
-  if (predictive != "gaussian" && predictive != "mixture")
-    throw std::invalid_argument("vi: predictive is '" + predictive + "', but must be gaussian or mixture");
-  if (prior != "fixed" && prior != "adaptive")
-    throw std::invalid_argument("vi: prior is '" + prior + "', but must be fixed or adaptive");
   require_at_least(kName, "tuning_evaluations", tuning_evaluations, 1);
   require_in_open_unit(kName, "validation_fraction", validation_fraction);
   require_positive(kName, "learning_rate", learning_rate);
@@ -107,7 +97,7 @@ double point_loss(const Posterior& q, const Eigen::Ref<const Eigen::VectorXd>& x
   const double noise = std::exp(q.log_noise_variance);
   double output = 0.0;
   double d_output = 0.0;
-  if (options.estimator == "weights" || options.estimator == "graves") {
+  if (options.estimator == Estimator::weights || options.estimator == Estimator::graves) {
     // One draw of every weight, w = mu + sd eps (Graves 2011).
     std::vector<RowMatrix> eps(L), w(L);
     for (std::size_t l = 0; l < L; ++l) {
@@ -123,7 +113,7 @@ double point_loss(const Posterior& q, const Eigen::Ref<const Eigen::VectorXd>& x
     relu_backward(w, cache, d_output, g_w);
     for (std::size_t l = 0; l < L; ++l) {
       g.d_mean[l] += g_w[l];
-      if (options.estimator == "graves")
+      if (options.estimator == Estimator::graves)
         // Graves (2011), sec. 5: d E[L]/d sd^2 ~ 1/2 (dL/dw)^2 (diagonal Fisher in place of the
         // Hessian), so d/d sd = sd (dL/dw)^2.
         d_sd[l].array() += q.rho[l].array().exp() * g_w[l].array().square();
@@ -179,7 +169,7 @@ double point_loss(const Posterior& q, const Eigen::Ref<const Eigen::VectorXd>& x
   const double r = output - y;
   g.d_log_noise = 0.5 - 0.5 * r * r / noise;
   // The data term of the per-point loss (the KL term's value is not needed for the updates).
-  return 0.5 * std::log(2.0 * std::numbers::pi * noise) + 0.5 * r * r / noise;
+  return -normal_log_pdf(y, output, noise);
 }
 
 bool train(Posterior& q, const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Options& options,
@@ -191,6 +181,7 @@ bool train(Posterior& q, const Eigen::MatrixXd& X, const Eigen::VectorXd& y, con
     v_rho[l] = RowMatrix::Zero(q.mean[l].rows(), q.mean[l].cols());
   }
   double v_noise = 0.0;
+  const MomentumSgd sgd{learning_rate, momentum};
   const Eigen::MatrixXd Xt = X.transpose();
   const auto n = static_cast<double>(X.rows());
   BoundGradient g, point;
@@ -221,13 +212,10 @@ bool train(Posterior& q, const Eigen::MatrixXd& X, const Eigen::VectorXd& y, con
         g.d_log_noise *= inverse;
       }
       for (std::size_t l = 0; l < L; ++l) {
-        v_mean[l] = momentum * v_mean[l] - learning_rate * g.d_mean[l];
-        v_rho[l] = momentum * v_rho[l] - learning_rate * g.d_rho[l];
-        q.mean[l] += v_mean[l];
-        q.rho[l] += v_rho[l];
+        sgd.step(q.mean[l], v_mean[l], g.d_mean[l]);
+        sgd.step(q.rho[l], v_rho[l], g.d_rho[l]);
       }
-      v_noise = momentum * v_noise - learning_rate * g.d_log_noise;
-      q.log_noise_variance += v_noise;
+      sgd.step(q.log_noise_variance, v_noise, g.d_log_noise);
     }
   }
   for (std::size_t l = 0; l < L; ++l)
@@ -265,8 +253,8 @@ Eigen::MatrixXd output_draws(const Posterior& q, const Eigen::MatrixXd& X, int d
   return out;
 }
 
-std::unique_ptr<Predictive> predictive_from(const Eigen::MatrixXd& draws, double noise, const std::string& kind) {
-  if (kind == "mixture")
+std::unique_ptr<Predictive> predictive_from(const Eigen::MatrixXd& draws, double noise, PredictiveKind kind) {
+  if (kind == PredictiveKind::mixture)
     return std::make_unique<GaussianMixturePredictive>(draws, Eigen::MatrixXd::Constant(draws.rows(), draws.cols(), noise));
   const Eigen::VectorXd mean = draws.rowwise().mean();
   const Eigen::VectorXd variance =
@@ -282,55 +270,36 @@ std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
                          options_.predictive);
 }
 
-Model fit(const RegressionData& data, const Options& options, Rng& rng) {
-  options.validate();
+Model fit(const RegressionData& data, const Validated<Options>& valid, Rng& rng) {
+  const Options& options = *valid;
   check_training_data(data, kName);
   FitReport report;
-  double learning_rate = options.learning_rate, momentum = options.momentum;
-  std::vector<std::pair<double, double>> candidates;  // (learning rate, momentum), best first
-  if (options.tune) {
-    // Tuned on a validation part of the training data only; the objective is the validation
-    // negative mean log predictive density.
-    const tuning::ValidationSplit split = tuning::split_validation(data, options.validation_fraction, rng, kName);
-    const std::uint64_t init_seed = rng();
-    const auto objective = [&](const Eigen::VectorXd& u) {
-      Rng run(init_seed);
-      Posterior q = initial_posterior(data.X.cols(), options, run);
-      const auto [lr, mom] = from_unit_square(u);
-      if (!train(q, split.fit.X, split.fit.y, options, lr, mom, run)) return std::numeric_limits<double>::infinity();
-      const auto p = predictive_from(output_draws(q, split.validation.X, 20, run), std::exp(q.log_noise_variance), options.predictive);
-      double nll = 0.0;
-      for (Eigen::Index i = 0; i < split.validation.X.rows(); ++i) nll -= p->log_density(i, split.validation.y[i]);
-      nll /= static_cast<double>(split.validation.X.rows());
-      return std::isfinite(nll) ? nll : std::numeric_limits<double>::infinity();
-    };
-    tuning::BayesOptOptions bo;
-    bo.evaluations = options.tuning_evaluations;
-    const tuning::BayesOptResult result = tuning::minimize(objective, 2, bo, rng);
-    report.cpu_seconds_elsewhere += result.cpu_seconds_elsewhere;
-    for (std::size_t i : tuning::ranked_evaluations(result, kRefitAttempts))
-      candidates.push_back(from_unit_square(result.xs[i]));
-    if (candidates.empty()) candidates.push_back(from_unit_square(result.best_x));
-    report.diagnostics.emplace_back("validation_nll", result.best_value);
-    if (!std::isfinite(result.best_value)) {
-      report.status = FitStatus::numerical_error;
-      report.message = "every tuning run diverged";
-    }
-  } else {
-    candidates.push_back({learning_rate, momentum});
-  }
   Posterior q;
-  const std::size_t used = tuning::refit_until_stable(
-      candidates.size(),
-      [&](std::size_t c) {
-        q = initial_posterior(data.X.cols(), options, rng);
-        return train(q, data.X, data.y, options, candidates[c].first, candidates[c].second, rng);
-      },
-      [&](std::size_t c) { return candidates[c].first; }, "the bound", report);
-  std::tie(learning_rate, momentum) = candidates[used];
+  tuning::TuneThenRefit<MomentumSgd> search(kName, "the bound", options, 2, {options.learning_rate, options.momentum});
+  search.decode = from_unit_square;
+  // The validation negative mean log predictive density.
+  search.score = [&](const tuning::ValidationSplit& split, const MomentumSgd& sgd, std::uint64_t seed) {
+    Rng run(seed);
+    Posterior candidate = initial_posterior(data.X.cols(), options, run);
+    if (!train(candidate, split.fit.X, split.fit.y, options, sgd.learning_rate, sgd.momentum, run))
+      return std::numeric_limits<double>::infinity();
+    const auto p = predictive_from(output_draws(candidate, split.validation.X, 20, run),
+                                   std::exp(candidate.log_noise_variance), options.predictive);
+    double nll = 0.0;
+    for (Eigen::Index i = 0; i < split.validation.X.rows(); ++i) nll -= p->log_density(i, split.validation.y[i]);
+    nll /= static_cast<double>(split.validation.X.rows());
+    return std::isfinite(nll) ? nll : std::numeric_limits<double>::infinity();
+  };
+  search.refit = [&](const MomentumSgd& sgd) {
+    q = initial_posterior(data.X.cols(), options, rng);
+    return train(q, data.X, data.y, options, sgd.learning_rate, sgd.momentum, rng);
+  };
+  search.learning_rate = [](const MomentumSgd& sgd) { return sgd.learning_rate; };
+  const tuning::Tuned<MomentumSgd> tuned = search.run(data, rng, report);
+  if (options.tune) report.diagnostics.emplace_back("validation_nll", tuned.best_validation_score);
   report.iterations = options.epochs;
-  report.diagnostics.emplace_back("learning_rate", learning_rate);
-  report.diagnostics.emplace_back("momentum", momentum);
+  report.diagnostics.emplace_back("learning_rate", tuned.refit.config.learning_rate);
+  report.diagnostics.emplace_back("momentum", tuned.refit.config.momentum);
   report.diagnostics.emplace_back("noise_variance", std::exp(q.log_noise_variance));
   const std::uint64_t predict_seed = rng();
   return Model(std::move(q), options, predict_seed, std::move(report));

@@ -18,28 +18,42 @@
 #include <string>
 #include <vector>
 
+#include "methods/core/choice.hpp"
 #include "methods/core/model.hpp"
 #include "methods/core/relu_network.hpp"
 #include "methods/core/rng.hpp"
 
 namespace bnn::vi {
 
+enum class Estimator { local, weights, graves };
+constexpr std::array<ChoiceName<Estimator>, 3> choice_names(Estimator) {
+  return {{{Estimator::local, "local"}, {Estimator::weights, "weights"}, {Estimator::graves, "graves"}}};
+}
+enum class PriorKind { fixed, adaptive };
+constexpr std::array<ChoiceName<PriorKind>, 2> choice_names(PriorKind) {
+  return {{{PriorKind::fixed, "fixed"}, {PriorKind::adaptive, "adaptive"}}};
+}
+enum class PredictiveKind { gaussian, mixture };
+constexpr std::array<ChoiceName<PredictiveKind>, 2> choice_names(PredictiveKind) {
+  return {{{PredictiveKind::gaussian, "gaussian"}, {PredictiveKind::mixture, "mixture"}}};
+}
+
 struct Options {
   std::vector<int> hidden_layers = {50};
   int epochs = 40;
   int batch_size = 1;  // points per SGD step
-  std::string estimator = "local";  // or "weights"
+  Choice<Estimator> estimator = Estimator::local;
   bool tune = true;
   int tuning_evaluations = 30;
   double validation_fraction = 0.2;
   double learning_rate = 1e-3;  // used as given when tune = false
   double momentum = 0.9;
   double prior_variance = 1.0;
-  std::string prior = "fixed";  // or "adaptive" (Graves 2011, sec. 5)
+  Choice<PriorKind> prior = PriorKind::fixed;  // or adaptive (Graves 2011, sec. 5)
   double initial_sd = 0.01;            // initial posterior standard deviation of each weight
   double initial_noise_variance = 0.5;  // on the normalized target scale
   int predictive_samples = 100;
-  std::string predictive = "gaussian";  // or "mixture"
+  Choice<PredictiveKind> predictive = PredictiveKind::gaussian;  // or mixture
 
   template <class Visitor>
   void visit(Visitor&& v) {
@@ -98,20 +112,18 @@ GaussianPrior prior_for(const Posterior& q, const Options& options);
 // KL(q || N(prior.mean, prior.variance I)).
 double kl_divergence(const Posterior& q, const GaussianPrior& prior);
 
-class Model final : public bnn::Model {
+class Model final : public ModelBase {
  public:
   Model(Posterior q, Options options, std::uint64_t seed, FitReport report)
-      : q_(std::move(q)), options_(std::move(options)), seed_(seed), report_(std::move(report)) {}
+      : ModelBase(std::move(report)), q_(std::move(q)), options_(std::move(options)), seed_(seed) {}
   std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
-  const FitReport& report() const override { return report_; }
 
  private:
   Posterior q_;
   Options options_;
   std::uint64_t seed_;  // predictions draw their weights from their own stream
-  FitReport report_;
 };
 
-Model fit(const RegressionData& train, const Options& options, Rng& rng);
+Model fit(const RegressionData& train, const Validated<Options>& options, Rng& rng);
 
 }  // namespace bnn::vi

@@ -1,29 +1,29 @@
-#include "activation.hpp"
+#include "hidden_unit.hpp"
 
 #include <array>
 #include <boost/math/quadrature/gauss.hpp>
 #include <cmath>
 #include <numbers>
 
+#include "methods/core/activation.hpp"
 #include "methods/core/vector_math.hpp"
 
 namespace bnn::nnep {
 
-void Activation::values(double* h, std::size_t n) const {
+void HiddenUnit::values(double* h, std::size_t n) const {
   if (linear) return;
-  for (std::size_t i = 0; i < n; ++i) h[i] /= std::numbers::sqrt2;
-  vector_math::erf(h, h, n);
+  activation_values_fast(Activation::erf, h, n);
   const double root_units = std::sqrt(static_cast<double>(units));
   for (std::size_t i = 0; i < n; ++i) h[i] /= root_units;
 }
 
-double Activation::mean(double m, double v) const {
+double HiddenUnit::mean(double m, double v) const {
   if (linear) return m;
   // E erf(h / sqrt 2) = 2 Phi(m / sqrt(1 + V)) - 1
   return std::erf(m / std::sqrt(2.0 * (1.0 + v))) / std::sqrt(static_cast<double>(units));
 }
 
-double Activation::variance(double m, double v) const {
+double HiddenUnit::variance(double m, double v) const {
   if (linear) return v;
   // Var g = 2 / (K pi) int_0^asin(rho) exp(-m^2 / ((1 + V)(1 + sin x))) dx, rho = V / (1 + V);
   // the integrand is smooth on [0, pi/2], so 20 Gauss-Legendre nodes reach round-off.

@@ -1,9 +1,10 @@
-#include "bayes_linear.hpp"
+#include "linear.hpp"
 
 #include <boost/math/tools/minima.hpp>
 #include <cmath>
 #include <numbers>
 
+#include "methods/core/normal.hpp"
 #include "methods/core/options.hpp"
 
 namespace bnn::linear {
@@ -51,7 +52,7 @@ Posterior posterior(const RegressionData& train, const Options& options, double 
   const Eigen::MatrixXd L = post.precision_cholesky.matrixL();
   const double log_det_posterior = 2.0 * L.diagonal().array().log().sum();
   const double log_det_prior = prior_diag.array().log().sum();
-  post.log_evidence = -0.5 * n * std::log(2.0 * std::numbers::pi) +
+  post.log_evidence = -0.5 * n * kLog2PiOfDouble +
                       0.5 * (log_det_prior - log_det_posterior) +
                       options.noise_shape * std::log(options.noise_rate) -
                       post.shape * std::log(post.rate) + std::lgamma(post.shape) -
@@ -59,8 +60,8 @@ Posterior posterior(const RegressionData& train, const Options& options, double 
   return post;
 }
 
-Model fit(const RegressionData& train, const Options& options, Rng& /*rng: exact method*/) {
-  options.validate();
+Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& /*rng: exact method*/) {
+  const Options& options = *valid;
   check_training_data(train, kName);
   FitReport report;
   double alpha = options.prior_precision;
@@ -88,7 +89,7 @@ Model fit(const RegressionData& train, const Options& options, Rng& /*rng: exact
 }
 
 Model::Model(Posterior posterior, bool fit_bias, FitReport report)
-    : posterior_(std::move(posterior)), fit_bias_(fit_bias), report_(std::move(report)) {}
+    : ModelBase(std::move(report)), posterior_(std::move(posterior)), fit_bias_(fit_bias) {}
 
 std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   const Eigen::MatrixXd D = design(X, fit_bias_);

@@ -61,12 +61,11 @@ struct Evidence {
 Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
                                  const Eigen::VectorXd& theta, bool ard, bool with_gradient = true);
 
-class Model final : public bnn::Model {
+class Model final : public ModelBase {
  public:
   // `cholesky` holds L (K + noise I = L L') in its lower triangle.
   Model(Eigen::MatrixXd X, Hyperparameters h, Eigen::MatrixXd cholesky, Eigen::VectorXd alpha, FitReport report);
   std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
-  const FitReport& report() const override { return report_; }
   const Hyperparameters& hyperparameters() const { return h_; }
 
  private:
@@ -74,10 +73,9 @@ class Model final : public bnn::Model {
   Hyperparameters h_;
   Eigen::MatrixXd cholesky_;
   Eigen::VectorXd alpha_;
-  FitReport report_;
 };
 
-Model fit(const RegressionData& train, const Options& options, Rng& rng);
+Model fit(const RegressionData& train, const Validated<Options>& options, Rng& rng);
 // The model at given hyperparameters, without optimization.
 Model condition(const RegressionData& train, const Hyperparameters& h, FitReport report = {});
 

@@ -1,21 +1,15 @@
 #include "mlp.hpp"
 
 #include <algorithm>
-#include <array>
-#include <bit>
-#include <cmath>
-#include <cstdint>
-#include <numbers>
 #include <stdexcept>
 
-namespace bnn::hmc {
+namespace bnn {
 namespace {
 
 // Eigen's SIMD packets (4 doubles with AVX2). Loads and stores are unaligned, so results do
 // not depend on where the data happen to sit in memory.
 namespace simd = Eigen::internal;
 using Packet = simd::packet_traits<double>::type;
-using PacketBits = std::int64_t __attribute__((vector_size(sizeof(Packet))));
 constexpr Eigen::Index kLanes = simd::packet_traits<double>::size;
 constexpr Eigen::Index kPackets = 4;
 constexpr Eigen::Index kBlock = kPackets * kLanes;  // points per block
@@ -25,48 +19,6 @@ constexpr int kTile = 3;
 
 Packet load(const double* from) { return simd::ploadu<Packet>(from); }
 void store(double* to, const Packet& p) { simd::pstoreu(to, p); }
-
-// Cephes' Pade form of exp on |r| <= ln2 / 2: e^r = (q + p) / (q - p), p = r P(r^2), q = Q(r^2).
-constexpr std::array<double, 3> kExpNumerator = {1.26177193074810590878e-4, 3.02994407707441961300e-2,
-                                                 9.99999999999999999910e-1};
-constexpr std::array<double, 4> kExpDenominator = {3.00198505138664455042e-6, 2.52448340349684104192e-3,
-                                                   2.27265548208155028766e-1, 2.00000000000000000009e0};
-
-// c_0 x^(N-1) + ... + c_(N-1), by Horner's rule.
-template <std::size_t N>
-Packet polynomial(const Packet& x, const std::array<double, N>& c) {
-  Packet sum = simd::pset1<Packet>(c[0]);
-  for (std::size_t i = 1; i < N; ++i) sum = simd::pmadd(sum, x, simd::pset1<Packet>(c[i]));
-  return sum;
-}
-
-// tanh(z) = (e^{2z} - 1) / (e^{2z} + 1) for z = |x| (tanh is odd). With 2z = n ln2 + r,
-// |r| <= ln2 / 2, and the Pade form of e^r above (Eigen's exp uses it too), multiplying
-// through by q - p leaves one division:
-//   tanh(z) = ((2^n - 1) q + (2^n + 1) p) / ((2^n + 1) q + (2^n - 1) p),
-// which is p / q for n = 0, so small |x| keep full relative accuracy. z is capped at 20: there
-// 2^n +- 1 rounds to 2^n and the quotient to 1, as tanh does in double beyond 19.1.
-Packet packet_tanh(const Packet& x) {
-  const Packet z = simd::pmin(simd::pabs(x), simd::pset1<Packet>(20.0));  // std::min order: NaN stays
-  // n = round(2z / ln2) by adding 2^52 (+ 1023, the exponent bias); the same sum shifted into
-  // the exponent field is 2^n.
-  const Packet shifter = simd::pset1<Packet>(0x1p52 + 1023.0);
-  const Packet biased = simd::pmadd(z, simd::pset1<Packet>(2.0 * std::numbers::log2e), shifter);
-  const Packet n = simd::psub(biased, shifter);
-  const Packet power = std::bit_cast<Packet>(std::bit_cast<PacketBits>(biased) << 52);
-  // r = 2z - n ln2, ln2 split in two so that n * ln2_high is exact
-  Packet r = simd::pmadd(n, simd::pset1<Packet>(-0.693145751953125), simd::padd(z, z));
-  r = simd::pmadd(n, simd::pset1<Packet>(-1.42860682030941723212e-6), r);
-  const Packet r2 = simd::pmul(r, r);
-  const Packet p = simd::pmul(r, polynomial(r2, kExpNumerator));
-  const Packet q = polynomial(r2, kExpDenominator);
-  const Packet one = simd::pset1<Packet>(1.0);
-  const Packet minus = simd::psub(power, one), plus = simd::padd(power, one);
-  const Packet numerator = simd::pmadd(minus, q, simd::pmul(plus, p));
-  const Packet denominator = simd::pmadd(plus, q, simd::pmul(minus, p));
-  const Packet sign = simd::pxor(x, simd::pabs(x));
-  return simd::por(simd::pdiv(numerator, denominator), sign);
-}
 
 using RowMap = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
 
@@ -138,33 +90,9 @@ void accumulate_gradient(const Eigen::ArrayXd& delta, BlockRows in, Eigen::Index
   for (; k < units; ++k) accumulate_tile<1>(delta, k, in, inputs, dW, db);
 }
 
-void activate(Activation g, const Eigen::ArrayXd& a, Eigen::ArrayXd& h) {
-  switch (g) {
-    case Activation::tanh: vector_tanh(a, h); break;
-    case Activation::relu: h = a.max(0.0); break;
-    case Activation::erf: h = a.unaryExpr([](double v) { return std::erf(v / std::numbers::sqrt2); }); break;
-  }
-}
-
-// delta *= g'(a), from the pre-activations and the activations.
-void scale_by_derivative(Activation g, const Eigen::ArrayXd& a, const Eigen::ArrayXd& h, Eigen::ArrayXd& delta) {
-  switch (g) {
-    case Activation::tanh: delta *= 1.0 - h.square(); break;
-    case Activation::relu: {  // delta where a > 0, else 0
-      const Packet zero = simd::pset1<Packet>(0.0);
-      for (Eigen::Index i = 0; i < delta.size(); i += kLanes)
-        store(delta.data() + i, simd::pand(load(delta.data() + i), simd::pcmp_lt(zero, load(a.data() + i))));
-      break;
-    }
-    case Activation::erf: {
-      const double c = std::sqrt(2.0 / std::numbers::pi);  // d/da erf(a/sqrt2) = sqrt(2/pi) exp(-a^2/2)
-      delta *= c * (-0.5 * a.square()).exp();
-      break;
-    }
-  }
-}
-
 void size_workspace(const MlpShape& s, MlpWorkspace& ws) {
+  if (s.bias_layout != BiasLayout::after_weights || !s.hidden_bias || !s.output_bias)
+    throw std::invalid_argument("mlp: the blocked path needs the after_weights layout with every bias");
   const std::size_t L = s.hidden.size();
   ws.pre.resize(L + 1);
   ws.post.resize(L);
@@ -195,7 +123,7 @@ void forward_block(const MlpShape& s, const Eigen::VectorXd& theta, BlockRows in
   for (std::size_t l = 0; l <= L; ++l) {
     combine_rows(layer_weights(s, theta, l), theta.data() + s.bias_offset(l), in, ws.pre[l]);
     if (l == L) break;
-    activate(s.activation, ws.pre[l], ws.post[l]);
+    activation_values(s.activation, ws.pre[l], ws.post[l]);
     in = {ws.post[l].data(), kBlock};
   }
 }
@@ -210,28 +138,11 @@ void backward_block(const MlpShape& s, const Eigen::VectorXd& theta, BlockRows i
     if (l == 0) return;
     // delta_{l-1} = g'(a_{l-1}) * W_l' delta_l
     combine_rows(layer_weights(s, theta, l).transpose(), nullptr, {ws.delta[l].data(), kBlock}, ws.delta[l - 1]);
-    scale_by_derivative(s.activation, ws.pre[l - 1], ws.post[l - 1], ws.delta[l - 1]);
+    multiply_by_slope(s.activation, ws.pre[l - 1], ws.post[l - 1], ws.delta[l - 1]);
   }
 }
 
 }  // namespace
-
-void vector_tanh(const Eigen::Ref<const Eigen::ArrayXd>& x, Eigen::Ref<Eigen::ArrayXd> out) {
-  const Eigen::Index n = x.size(), full = n - n % kLanes;
-  for (Eigen::Index i = 0; i < full; i += kLanes) store(out.data() + i, packet_tanh(load(x.data() + i)));
-  if (full == n) return;
-  double tail[kLanes] = {};
-  std::copy(x.data() + full, x.data() + n, tail);
-  store(tail, packet_tanh(load(tail)));
-  std::copy(tail, tail + (n - full), out.data() + full);
-}
-
-Activation parse_activation(const std::string& name) {
-  if (name == "tanh") return Activation::tanh;
-  if (name == "relu") return Activation::relu;
-  if (name == "erf") return Activation::erf;
-  throw std::invalid_argument("activation '" + name + "' is unknown; known: tanh, relu, erf");
-}
 
 Eigen::Index MlpShape::layer_inputs(std::size_t layer) const {
   return layer == 0 ? inputs : hidden[layer - 1];
@@ -239,12 +150,14 @@ Eigen::Index MlpShape::layer_inputs(std::size_t layer) const {
 Eigen::Index MlpShape::layer_units(std::size_t layer) const {
   return layer < hidden.size() ? hidden[layer] : 1;
 }
+bool MlpShape::layer_bias(std::size_t layer) const { return layer < hidden.size() ? hidden_bias : output_bias; }
 Eigen::Index MlpShape::weight_offset(std::size_t layer) const {
   Eigen::Index offset = 0;
-  for (std::size_t l = 0; l < layer; ++l) offset += layer_units(l) * (layer_inputs(l) + 1);
+  for (std::size_t l = 0; l < layer; ++l) offset += layer_units(l) * layer_fan_in(l);
   return offset;
 }
 Eigen::Index MlpShape::bias_offset(std::size_t layer) const {
+  if (bias_layout == BiasLayout::in_rows) return weight_offset(layer) + layer_inputs(layer);
   return weight_offset(layer) + layer_units(layer) * layer_inputs(layer);
 }
 Eigen::Index MlpShape::parameter_count() const { return weight_offset(hidden.size() + 1); }
@@ -288,4 +201,4 @@ double mlp_squared_error(const MlpShape& s, const Eigen::VectorXd& theta, const 
   return 0.5 * simd::predux(squares);
 }
 
-}  // namespace bnn::hmc
+}  // namespace bnn

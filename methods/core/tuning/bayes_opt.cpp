@@ -1,7 +1,6 @@
 #include "bayes_opt.hpp"
 
 #include <Eigen/Cholesky>
-#include <LBFGSB.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +8,9 @@
 #include <numbers>
 #include <utility>
 
+#include "methods/core/minimize.hpp"
 #include "methods/core/parallel_pieces.hpp"
-#include "methods/core/predictive.hpp"
+#include "methods/core/normal.hpp"
 
 namespace bnn::tuning {
 namespace {
@@ -84,22 +84,19 @@ Surrogate fit_surrogate(const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
   Eigen::VectorXd best(D + 2);
   best << Eigen::VectorXd::Constant(D, std::log(0.3)), 0.0, std::log(1e-2);
   double best_f = negative_log_ml(X, ys, best);
+  LBFGSpp::LBFGSBParam<double> param;
+  param.max_iterations = 100;
+  param.epsilon_rel = 1e-5;
+  const LbfgsBounded optimizer(param);
   for (double start : {std::log(0.1), std::log(0.3), std::log(1.0)}) {
     Eigen::VectorXd theta(D + 2);
     theta << Eigen::VectorXd::Constant(D, start), 0.0, std::log(1e-2);
-    LBFGSpp::LBFGSBParam<double> param;
-    param.max_iterations = 100;
-    param.epsilon_rel = 1e-5;
-    LBFGSpp::LBFGSBSolver<double> solver(param);
-    double f = 0.0;
-    try {
-      solver.minimize(objective, theta, f, lower, upper);
-    } catch (const std::exception&) {
-      f = negative_log_ml(X, ys, theta);
-    }
+    // The point the solver stopped at (not the best it evaluated), re-evaluated after a failed line search.
+    const Minimum m = optimizer.minimize(objective, theta, lower, upper);
+    const double f = m.line_search_failed ? negative_log_ml(X, ys, m.last_x) : m.last_value;
     if (f < best_f) {
       best_f = f;
-      best = theta;
+      best = m.last_x;
     }
   }
   const Hyper h = unpack(best, D);

@@ -1,6 +1,4 @@
-#include "gp_regression.hpp"
-
-#include <LBFGSB.h>
+#include "gp.hpp"
 
 #include <cmath>
 #include <limits>
@@ -8,6 +6,8 @@
 
 #include "cholesky_inverse.hpp"
 #include "methods/core/lapack.hpp"
+#include "methods/core/minimize.hpp"
+#include "methods/core/normal.hpp"
 #include "methods/core/options.hpp"
 #include "methods/core/parallel_pieces.hpp"
 
@@ -84,7 +84,7 @@ Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd
   }
   Eigen::VectorXd alpha = C.triangularView<Eigen::Lower>().solve(y);
   e.log_marginal_likelihood = -0.5 * alpha.squaredNorm() - C.diagonal().array().log().sum() -
-                              0.5 * static_cast<double>(n) * std::log(2.0 * std::numbers::pi);
+                              0.5 * static_cast<double>(n) * kLog2PiOfDouble;
   if (!with_gradient) return e;
   C.triangularView<Eigen::Lower>().transpose().solveInPlace(alpha);  // alpha = C^-1 y
   // d log p / d theta = tr(W dC/dtheta), W = (alpha alpha' - C^-1) / 2 (Rasmussen & Williams
@@ -107,8 +107,8 @@ Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd
 
 Model::Model(Eigen::MatrixXd X, Hyperparameters h, Eigen::MatrixXd cholesky, Eigen::VectorXd alpha,
              FitReport report)
-    : X_(std::move(X)), h_(std::move(h)), cholesky_(std::move(cholesky)), alpha_(std::move(alpha)),
-      report_(std::move(report)) {}
+    : ModelBase(std::move(report)), X_(std::move(X)), h_(std::move(h)), cholesky_(std::move(cholesky)),
+      alpha_(std::move(alpha)) {}
 
 std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   const Eigen::MatrixXd Ks = nn_kernel_cross(X, X_, h_.kernel);  // m x n
@@ -134,32 +134,6 @@ Model condition(const RegressionData& train, const Hyperparameters& h, FitReport
 
 namespace {
 
-// Runs L-BFGS-B from theta on the negative log marginal likelihood; returns the best point
-// evaluated (a failing line search still leaves a usable point).
-struct Objective {
-  const Eigen::MatrixXd& X;
-  const Eigen::VectorXd& y;
-  bool ard;
-  long evaluations = 0;
-  double best = std::numeric_limits<double>::infinity();
-  Eigen::VectorXd best_theta;
-
-  double operator()(const Eigen::VectorXd& theta, Eigen::VectorXd& grad) {
-    ++evaluations;
-    const Evidence e = log_marginal_likelihood(X, y, theta, ard);
-    if (!e.ok || !std::isfinite(e.log_marginal_likelihood)) {
-      grad.setZero();
-      return 1e300;
-    }
-    grad = -e.gradient;
-    if (-e.log_marginal_likelihood < best) {
-      best = -e.log_marginal_likelihood;
-      best_theta = theta;
-    }
-    return -e.log_marginal_likelihood;
-  }
-};
-
 struct StartResult {
   Eigen::VectorXd theta;
   double negative_log_ml = std::numeric_limits<double>::infinity();
@@ -168,6 +142,8 @@ struct StartResult {
   bool converged = false;
 };
 
+// Runs L-BFGS-B from theta on the negative log marginal likelihood; returns the best point
+// evaluated (a failing line search still leaves a usable point).
 StartResult optimize(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, bool ard, Eigen::VectorXd theta,
                      const Options& options) {
   LBFGSpp::LBFGSBParam<double> param;
@@ -177,30 +153,32 @@ StartResult optimize(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, bool ar
   param.past = 1;
   param.delta = 1e-7;  // also stop when the objective improves by less than this (relative)
   param.max_linesearch = 40;
-  LBFGSpp::LBFGSBSolver<double> solver(param);
   Eigen::VectorXd lower = Eigen::VectorXd::Constant(theta.size(), -kLogBound);
   Eigen::VectorXd upper = Eigen::VectorXd::Constant(theta.size(), kLogBound);
   theta = theta.cwiseMax(lower).cwiseMin(upper);
   if (!options.learn_signal_variance) lower[0] = upper[0] = theta[0];  // log signal variance held
-  Objective objective{X, y, ard, 0, std::numeric_limits<double>::infinity(), theta};
+  // A failed factorization or a non-finite evidence is handed to the line search as 1e300 with
+  // a zero gradient; the gradient itself is not checked.
+  const auto negative_log_ml = [&](const Eigen::VectorXd& t, Eigen::VectorXd& gradient) {
+    const Evidence e = log_marginal_likelihood(X, y, t, ard);
+    if (!e.ok) return std::numeric_limits<double>::infinity();
+    gradient = -e.gradient;
+    return -e.log_marginal_likelihood;
+  };
+  const Minimum m = LbfgsBounded(param, NonFinite::huge_value).minimize(negative_log_ml, theta, lower, upper);
   StartResult result;
-  double fx = 0.0;
-  try {
-    result.iterations = solver.minimize(objective, theta, fx, lower, upper);
-    result.converged = result.iterations < options.max_iterations;
-  } catch (const std::exception&) {
-    result.converged = false;  // line search failure: keep the best point seen
-  }
-  result.theta = objective.best_theta;
-  result.negative_log_ml = objective.best;
-  result.evaluations = objective.evaluations;
+  result.iterations = m.iterations;
+  result.converged = !m.line_search_failed && m.iterations < options.max_iterations;
+  result.theta = m.x;
+  result.negative_log_ml = m.value;
+  result.evaluations = m.evaluations;
   return result;
 }
 
 }  // namespace
 
-Model fit(const RegressionData& train, const Options& options, Rng& rng) {
-  options.validate();
+Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng) {
+  const Options& options = *valid;
   const char* name = options.ard ? "gp-ard" : "gp";
   check_training_data(train, name);
   const Eigen::Index d = train.X.cols();

@@ -44,20 +44,18 @@ struct Posterior {
   double log_evidence = 0.0;     // log p(y | X, alpha)
 };
 
-class Model final : public bnn::Model {
+class Model final : public ModelBase {
  public:
   Model(Posterior posterior, bool fit_bias, FitReport report);
   std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
-  const FitReport& report() const override { return report_; }
   const Posterior& posterior() const { return posterior_; }
 
  private:
   Posterior posterior_;
   bool fit_bias_;
-  FitReport report_;
 };
 
-Model fit(const RegressionData& train, const Options& options, Rng& rng);
+Model fit(const RegressionData& train, const Validated<Options>& options, Rng& rng);
 
 // The posterior for a fixed alpha (exposed for tests and for methods that reuse it).
 Posterior posterior(const RegressionData& train, const Options& options, double alpha);

@@ -1,4 +1,4 @@
-#include "nn_mc.hpp"
+#include "hmc.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,9 +16,6 @@ namespace bnn::hmc {
 
 void Options::validate(std::string_view method) const {
   require_hidden_layers(method, hidden_layers);
-  parse_activation(activation);
-  if (prior != "ard" && prior != "ard2" && prior != "layer" && prior != "shared")
-    throw std::invalid_argument(std::string(method) + ": prior is '" + prior + "', but must be ard, ard2, layer or shared");
   require_positive(method, "weight_prior_shape", weight_prior_shape);
   require_positive(method, "input_individual_shape", input_individual_shape);
   require_positive(method, "input_prior_scale", input_prior_scale);
@@ -31,11 +28,6 @@ void Options::validate(std::string_view method) const {
   require_at_least(method, "warmup", warmup, 20);
   require_at_least(method, "thin", thin, 1);
   require_at_least(method, "samples", samples, 4.0 * chains * thin);
-  if (hyperparameters != "gibbs" && hyperparameters != "integrated")
-    throw std::invalid_argument(std::string(method) + ": hyperparameters is '" + hyperparameters +
-                                "', but must be gibbs or integrated");
-  if (metric != "neal" && metric != "adapted")
-    throw std::invalid_argument(std::string(method) + ": metric is '" + metric + "', but must be neal or adapted");
   require_at_least(method, "leapfrog_steps", leapfrog_steps, 1);
   require_in_open_unit(method, "target_accept", target_accept);
   require_at_least(method, "step_jitter", step_jitter, 0.0);
@@ -52,8 +44,8 @@ void Options::validate(std::string_view method) const {
 Options relu_defaults() {
   Options o;
   o.hidden_layers = {50};
-  o.activation = "relu";
-  o.prior = "layer";
+  o.activation = Activation::relu;
+  o.prior = PriorKind::layer;
   return o;
 }
 
@@ -76,7 +68,7 @@ PriorGroups make_prior_groups(const MlpShape& shape, const Options& o) {
     }
   };
   const std::size_t L = shape.hidden.size();
-  if (o.prior == "shared") {
+  if (o.prior == PriorKind::shared) {
     const int all = add_group("weights", o.weight_prior_scale);
     for (std::size_t l = 0; l <= L; ++l) {
       const double fan_in = static_cast<double>(shape.layer_inputs(l) + 1);
@@ -87,11 +79,11 @@ PriorGroups make_prior_groups(const MlpShape& shape, const Options& o) {
       const Eigen::Index units = shape.layer_units(l), inputs = shape.layer_inputs(l);
       const Eigen::Index w0 = shape.weight_offset(l);
       const bool output = l == L;
-      if (l == 0 && !output && (o.prior == "ard" || o.prior == "ard2")) {
+      if (l == 0 && !output && (o.prior == PriorKind::ard || o.prior == PriorKind::ard2)) {
         for (Eigen::Index j = 0; j < inputs; ++j) {
           const int group = add_group("input " + std::to_string(j + 1), o.input_prior_scale);
           for (Eigen::Index k = 0; k < units; ++k) assign(w0 + k * inputs + j, 1, group, 1.0);
-          if (o.prior == "ard2") {
+          if (o.prior == PriorKind::ard2) {
             g.linked.push_back(group);
             shapes[static_cast<std::size_t>(group)] = o.input_individual_shape;
           }
@@ -220,10 +212,10 @@ Chains per_chain(const std::vector<ChainResult>& chains, const std::function<dou
 
 }  // namespace
 
-Model fit(const RegressionData& train, const Options& options, Rng& rng) {
-  options.validate();
+Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng) {
+  const Options& options = *valid;
   check_training_data(train, kName);
-  MlpShape shape{train.X.cols(), options.hidden_layers, parse_activation(options.activation)};
+  MlpShape shape{train.X.cols(), options.hidden_layers, options.activation};
   const PriorGroups groups = make_prior_groups(shape, options);
 
   // Diagnostic points: evenly spaced training rows.
@@ -356,7 +348,7 @@ std::optional<ChainTraces> Model::chain_traces(const RegressionData& train, cons
 
 std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   const std::size_t S = draw_count();
-  if (S == 0) throw std::runtime_error("nn-mc: the fit produced no draws (" + report_.message + ")");
+  if (S == 0) throw std::runtime_error("nn-mc: the fit produced no draws (" + report().message + ")");
   Eigen::MatrixXd means(X.rows(), static_cast<Eigen::Index>(S)), variances(X.rows(), static_cast<Eigen::Index>(S));
   MlpWorkspace ws;
   Eigen::VectorXd outputs;
@@ -384,15 +376,17 @@ std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
     }
     std::sort(rhats.begin(), rhats.end());
     const double rhat = rhats.back();
-    auto& d = report_.diagnostics;
+    FitReport& extended = report_to_extend();
+    auto& d = extended.diagnostics;
     std::erase_if(d, [](const auto& kv) { return kv.first.starts_with("rhat_pred_") || kv.first == "ess_pred_min"; });
     d.emplace_back("rhat_pred_max", rhat);
     d.emplace_back("rhat_pred_median", rhats[rhats.size() / 2]);
     d.emplace_back("rhat_pred_above_1.1", static_cast<double>(std::count_if(rhats.begin(), rhats.end(), [](double r) { return r > 1.1; })) /
                                               static_cast<double>(rhats.size()));
     d.emplace_back("ess_pred_min", ess);
-    if (rhat > 1.1 && std::find(report_.warnings.begin(), report_.warnings.end(), std::string("R-hat of predictions is above 1.1")) == report_.warnings.end())
-      report_.warnings.push_back("R-hat of predictions is above 1.1");
+    const std::string warning = "R-hat of predictions is above 1.1";
+    if (rhat > 1.1 && std::find(extended.warnings.begin(), extended.warnings.end(), warning) == extended.warnings.end())
+      extended.warnings.push_back(warning);
   }
   return std::make_unique<GaussianMixturePredictive>(std::move(means), std::move(variances));
 }

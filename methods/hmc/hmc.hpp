@@ -20,14 +20,28 @@
 
 #include "methods/core/model.hpp"
 #include "methods/core/rng.hpp"
-#include "mlp.hpp"
+#include "methods/core/mlp.hpp"
 
 namespace bnn::hmc {
 
+enum class PriorKind { ard, ard2, layer, shared };
+constexpr std::array<ChoiceName<PriorKind>, 4> choice_names(PriorKind) {
+  return {{{PriorKind::ard, "ard"}, {PriorKind::ard2, "ard2"}, {PriorKind::layer, "layer"},
+           {PriorKind::shared, "shared"}}};
+}
+enum class HyperparameterUpdate { gibbs, integrated };
+constexpr std::array<ChoiceName<HyperparameterUpdate>, 2> choice_names(HyperparameterUpdate) {
+  return {{{HyperparameterUpdate::gibbs, "gibbs"}, {HyperparameterUpdate::integrated, "integrated"}}};
+}
+enum class Metric { neal, adapted };
+constexpr std::array<ChoiceName<Metric>, 2> choice_names(Metric) {
+  return {{{Metric::neal, "neal"}, {Metric::adapted, "adapted"}}};
+}
+
 struct Options {
   std::vector<int> hidden_layers = {10};
-  std::string activation = "tanh";  // tanh, relu or erf
-  std::string prior = "ard";        // ard, ard2, layer or shared (see PriorGroups)
+  Choice<Activation> activation = Activation::tanh;
+  Choice<PriorKind> prior = PriorKind::ard;  // see PriorGroups
   double weight_prior_shape = 0.5;
   double input_individual_shape = 0.5;  // ard2: shape of each input's precision about the common one
   double input_prior_scale = 1.0;
@@ -37,12 +51,12 @@ struct Options {
   double noise_prior_shape = 0.5;
   double noise_prior_scale = 0.5;
   bool update_hyperparameters = true;
-  std::string hyperparameters = "integrated";
+  Choice<HyperparameterUpdate> hyperparameters = HyperparameterUpdate::integrated;
   int chains = 4;
   int warmup = 1000;
   int samples = 2000;
   int thin = 4;
-  std::string metric = "neal";
+  Choice<Metric> metric = Metric::neal;
   int leapfrog_steps = 50;
   double target_accept = 0.8;
   double step_jitter = 0.1;
@@ -165,14 +179,13 @@ struct ChainResult {
 ChainResult run_chain(const MlpShape& shape, const PriorGroups& groups, const RegressionData& train,
                       const Options& options, const Eigen::MatrixXd& diagnostic_inputs, std::uint64_t seed);
 
-class Model final : public bnn::Model {
+class Model final : public ModelBase {
  public:
   Model(MlpShape shape, std::vector<std::vector<Draw>> chains, FitReport report)
-      : shape_(std::move(shape)), chains_(std::move(chains)), report_(std::move(report)) {}
+      : ModelBase(std::move(report)), shape_(std::move(shape)), chains_(std::move(chains)) {}
   // The Gaussian mixture over all kept draws. Also records R-hat and ESS of the predictions
   // at (up to 1000 of) these points in the report.
   std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
-  const FitReport& report() const override { return report_; }
   // Per chain and kept draw: the training log-likelihood, the noise sd and f at the rows of X;
   // with the split R-hat of f at each row.
   std::optional<ChainTraces> chain_traces(const RegressionData& train, const Eigen::MatrixXd& X) const override;
@@ -183,10 +196,9 @@ class Model final : public bnn::Model {
  private:
   MlpShape shape_;
   std::vector<std::vector<Draw>> chains_;
-  mutable FitReport report_;
 };
 
-Model fit(const RegressionData& train, const Options& options, Rng& rng);
+Model fit(const RegressionData& train, const Validated<Options>& options, Rng& rng);
 // The variant registered as `hmc`, the PBP paper's reference (MCMCstuff with rectified
 // linear units): ReLU, one precision per layer's weights and biases, 50 units.
 Options relu_defaults();
