@@ -13,14 +13,15 @@
 
 #include "datasets/src/data_error.hpp"
 #include "datasets/src/registry.hpp"
-#include "experiments/src/chain_traces.hpp"
-#include "experiments/src/plan.hpp"
-#include "experiments/src/progress.hpp"
-#include "experiments/src/reference.hpp"
-#include "experiments/src/report.hpp"
-#include "experiments/src/runner.hpp"
-#include "experiments/src/spec.hpp"
-#include "experiments/src/store.hpp"
+#include "experiments/src/artifacts/traced_points.hpp"
+#include "experiments/src/plot/artifact_figures.hpp"
+#include "experiments/src/plan/plan.hpp"
+#include "experiments/src/run/progress.hpp"
+#include "experiments/src/report/reference.hpp"
+#include "experiments/src/report/report.hpp"
+#include "experiments/src/run/runner.hpp"
+#include "experiments/src/spec/spec.hpp"
+#include "experiments/src/store/store.hpp"
 #include "datasets/src/dataset.hpp"
 #include "methods/core/rng.hpp"
 #include "methods/hmc/mlp.hpp"
@@ -534,38 +535,47 @@ TEST_CASE("runner: NN-MC chains taken up by idle threads give the one-thread res
   check_same_results(run_nn_mc_jobs(2, 4, 1), run_nn_mc_jobs(2, 4, 2));
 }
 
-TEST_CASE("chain traces refit a run's NN-MC job exactly and reproduce its R-hat", "[runner]") {
+TEST_CASE("chain-traces artifact: a run's NN-MC job, its draws, and its R-hat to the bit", "[runner][artifacts]") {
   ExperimentSpec spec = small_spec();
   spec.methods[0].label = "nn-mc";
   spec.methods[0].method = "nn-mc";
   spec.methods[0].options = {{"hidden_layers", "3"}, {"chains", "3"}, {"warmup", "40"}, {"samples", "120"},
                              {"thin", "2"}, {"leapfrog_steps", "5"}, {"hyper_delay", "5"}};
+  spec.artifacts.push_back(ArtifactSpec{"chain-traces", {}, {}, {0}, std::nullopt});
   Plan plan = small_plan(spec);
+  for (Job& j : plan.jobs) {
+    j.params = spec.methods[0].options;
+    j.artifacts = artifact_requests(spec, j.key, j.key.dataset);
+  }
+  REQUIRE(plan.jobs.front().artifacts.size() == 1);  // split 0 only
+  REQUIRE(plan.jobs.back().artifacts.empty());
   const Job& job = plan.jobs.front();
-  plan.jobs.front().params = spec.methods[0].options;
   const JobRecord record = execute_job(spec, plan, job);
   REQUIRE(record.status == "ok");
+  CHECK(record.artifact_requests.at("chain-traces") == "kind=chain-traces");
   const auto stored = [&](const std::string& name) {
     const auto at = record.diagnostics.find(name + "=");
     REQUIRE(at != std::string::npos);
     return std::stod(record.diagnostics.substr(at + name.size() + 1));
   };
-
+  REQUIRE(record.artifacts.size() == 2);
+  const ArtifactTable& draws = record.artifacts[0];
+  const ArtifactTable& rhat = record.artifacts[1];
+  CHECK(draws.name == "chain_draws");
+  CHECK(rhat.name == "chain_rhat");
+  CHECK(draws.rows() == 3 * 20);  // 120 iterations over 3 chains, every 2nd kept
+  REQUIRE(rhat.rows() == static_cast<std::size_t>(record.n_test));
+  const TracedPoints traced = traced_points(rhat.column("rhat").numbers);
+  // the fit's own R-hat of the test predictions, to the bit: the same fit
+  CHECK(rhat.column("rhat").numbers[static_cast<std::size_t>(traced.worst)] == stored("rhat_pred_max"));
+  CHECK(rhat.column("rhat").numbers[static_cast<std::size_t>(traced.median)] == stored("rhat_pred_median"));
   const JobData data = prepare_job_data(plan, job);
+  CHECK(rhat.column("row").numbers[3] == static_cast<double>(data.test_rows[3]));
+
+  // A draw's training log-likelihood and test output from the network directly.
   Rng rng(job.seed);
   const std::unique_ptr<Model> model = find_method("nn-mc").fit(data.train, job.params, rng);
   const auto& mc = dynamic_cast<const hmc::Model&>(*model);
-  const ChainTraces traces = chain_traces(mc, data.train, data.X_test);
-  REQUIRE(traces.outputs.size() == 3);
-  REQUIRE(traces.rhat.size() == static_cast<std::size_t>(data.X_test.rows()));
-  for (std::size_t c = 0; c < 3; ++c) {
-    CHECK(traces.log_likelihood[c].size() == 20);  // 120 iterations over 3 chains, every 2nd kept
-    CHECK(traces.outputs[c].rows() == 20);
-  }
-  // the run's R-hat of the test predictions, to the bit: the same fit
-  CHECK(traces.rhat[static_cast<std::size_t>(traces.worst)] == stored("rhat_pred_max"));
-  CHECK(traces.rhat[static_cast<std::size_t>(traces.median)] == stored("rhat_pred_median"));
-  // a draw's training log-likelihood and test output from the network directly
   const hmc::Draw& draw = mc.chains()[1][7];
   hmc::MlpWorkspace ws;
   Eigen::VectorXd f;
@@ -573,12 +583,16 @@ TEST_CASE("chain traces refit a run's NN-MC job exactly and reproduce its R-hat"
   const double n = static_cast<double>(f.size());
   const double log_likelihood = -0.5 * n * std::log(2.0 * std::numbers::pi * draw.noise_variance) -
                                 0.5 * (f - data.train.y).squaredNorm() / draw.noise_variance;
-  CHECK(traces.log_likelihood[1][7] == Approx(log_likelihood).epsilon(1e-12));
-  CHECK(traces.noise_sd[1][7] == Approx(std::sqrt(draw.noise_variance)).epsilon(1e-15));
+  const std::size_t row = 20 + 7;  // chain 2, kept draw 8
+  CHECK(draws.column("chain").numbers[row] == 2.0);
+  CHECK(draws.column("draw").numbers[row] == 8.0);
+  CHECK(draws.column("log_likelihood").numbers[row] == Approx(log_likelihood).epsilon(1e-12));
+  CHECK(draws.column("noise_sd").numbers[row] == Approx(std::sqrt(draw.noise_variance)).epsilon(1e-15));
   hmc::mlp_outputs(mc.shape(), draw.theta, data.X_test, ws, f);
-  CHECK(traces.outputs[1](7, traces.worst) == f[traces.worst]);
+  CHECK(draws.column("f_largest_rhat").numbers[row] == f[traced.worst]);
+  CHECK(draws.column("f_median_rhat").numbers[row] == f[traced.median]);
 
-  const std::string svg = plot::render_svg(chain_trace_figure(traces, "traces", {"a note"}));
+  const std::string svg = plot::render_svg(chain_trace_figure(draws, rhat, "traces", {"a note"}));
   std::size_t lines = 0;
   for (auto at = svg.find("<polyline "); at != std::string::npos; at = svg.find("<polyline ", at + 1)) ++lines;
   CHECK(lines == 4 * 3);  // four panels, a line per chain

@@ -6,12 +6,12 @@
 #include <string>
 
 #include "datasets/src/registry.hpp"
-#include "experiments/src/plan.hpp"
-#include "experiments/src/report.hpp"
-#include "experiments/src/runner.hpp"
-#include "experiments/src/selection.hpp"
-#include "experiments/src/spec.hpp"
-#include "experiments/src/store.hpp"
+#include "experiments/src/plan/plan.hpp"
+#include "experiments/src/report/report.hpp"
+#include "experiments/src/run/runner.hpp"
+#include "experiments/src/plan/selection.hpp"
+#include "experiments/src/spec/spec.hpp"
+#include "experiments/src/store/store.hpp"
 #include "test_helpers.hpp"
 
 using namespace bnn;

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "experiments/src/csv.hpp"
-#include "experiments/src/report.hpp"
-#include "experiments/src/split_comparison.hpp"
-#include "experiments/src/verify.hpp"
+#include "experiments/src/io/csv.hpp"
+#include "experiments/src/report/report.hpp"
+#include "experiments/src/verify/split_comparison.hpp"
+#include "experiments/src/verify/verify.hpp"
 #include "test_helpers.hpp"
 
 using namespace bnn::exp;
