@@ -19,7 +19,7 @@
 #include "methods/ensemble/erf_moments.hpp"
 #include "methods/ensemble/expected_error.hpp"
 #include "methods/registry.hpp"
-#include "test_helpers.hpp"
+#include "tests/support/errors.hpp"
 
 namespace {
 

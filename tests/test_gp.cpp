@@ -15,7 +15,7 @@
 #include "methods/gp/nn_kernel.hpp"
 #include "methods/gp/vectorized_asin.hpp"
 #include "methods/registry.hpp"
-#include "test_helpers.hpp"
+#include "tests/support/fit_report.hpp"
 
 using namespace bnn;
 using namespace bnn::gp;

@@ -16,7 +16,7 @@
 #include "methods/hmc/nn_mc.hpp"
 #include "methods/hmc/sampler.hpp"
 #include "methods/registry.hpp"
-#include "test_helpers.hpp"
+#include "tests/support/fit_report.hpp"
 
 using namespace bnn;
 using namespace bnn::hmc;

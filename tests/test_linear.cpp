@@ -5,7 +5,6 @@
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <catch2/catch.hpp>
 
-#include "test_helpers.hpp"
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
 #include <cmath>
@@ -19,6 +18,8 @@
 #include "methods/core/rng.hpp"
 #include "methods/linear/bayes_linear.hpp"
 #include "methods/registry.hpp"
+#include "tests/support/errors.hpp"
+#include "tests/support/fit_report.hpp"
 
 namespace {
 

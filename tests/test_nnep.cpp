@@ -13,7 +13,8 @@
 #include "methods/nnep/nnep.hpp"
 #include "methods/nnep/output_site.hpp"
 #include "methods/registry.hpp"
-#include "test_helpers.hpp"
+#include "tests/support/errors.hpp"
+#include "tests/support/fit_report.hpp"
 
 using namespace bnn;
 using namespace bnn::nnep;
@@ -256,10 +257,7 @@ TEST_CASE("a linear unit with known output weight and noise: EP equals the exact
   const Eigen::LLT<Eigen::MatrixXd> llt(marginal);
   const double log_det = 2.0 * llt.matrixL().toDenseMatrix().diagonal().array().log().sum();
   const double exact = -0.5 * (data.y.dot(llt.solve(data.y)) + log_det + n * std::log(2.0 * std::numbers::pi));
-  double log_z_ep = 0.0;
-  for (const auto& [key, value] : model.report().diagnostics)
-    if (key == "log_z_ep") log_z_ep = value;
-  CHECK(log_z_ep == Approx(exact).epsilon(1e-6));
+  CHECK(test::diagnostic(model.report(), "log_z_ep") == Approx(exact).epsilon(1e-6));
 }
 
 TEST_CASE("nn-ep-ard on case 2: the irrelevant input is pruned, linear scales grow with the slope", "[nnep]") {

@@ -7,13 +7,13 @@
 #include <cmath>
 #include <utility>
 
-#include "datasets/src/load.hpp"
 #include "datasets/src/normalize.hpp"
-#include "datasets/src/registry.hpp"
 #include "methods/core/rng.hpp"
 #include "methods/pbp/pbp.hpp"
 #include "methods/pbp/relu_moments.hpp"
 #include "methods/registry.hpp"
+#include "tests/support/data_mirror.hpp"
+#include "tests/support/fit_report.hpp"
 
 using namespace bnn;
 using namespace bnn::pbp;
@@ -303,10 +303,8 @@ TEST_CASE("PBP with three hidden layers stays stable on yacht splits where it on
   // Before the cavity guard, splits 2 and 3 ended with a prior variance of ~4e7 and a
   // training RMSE of 1e2-1e5 (normalized targets) after 40 epochs.
   using namespace bnn::data;
-  const DatasetRegistry registry = DatasetRegistry::load({BNNBENCH_SOURCE_DIR "/datasets/registry.toml"});
-  const DatasetSpec& spec = registry.find("yacht");
-  const Dataset data = load_dataset(spec, BNNBENCH_TEST_MIRROR);
-  const auto splits = read_published_splits(spec, BNNBENCH_TEST_MIRROR, data.X.rows());
+  const Dataset data = test::load_from_mirror("yacht");
+  const auto splits = test::published_splits_from_mirror("yacht", data.X.rows());
   for (std::size_t k : {2, 3}) {
     CAPTURE(k);
     const Eigen::MatrixXd X = select_rows(data.X, splits[k].train);
@@ -321,10 +319,7 @@ TEST_CASE("PBP with three hidden layers stays stable on yacht splits where it on
     double sse = 0.0;
     for (Eigen::Index i = 0; i < train.X.rows(); ++i) sse += std::pow(train_fit->mean(i) - train.y[i], 2);
     CHECK(std::sqrt(sse / static_cast<double>(train.X.rows())) < 0.2);
-    const auto& d = model.report().diagnostics;
-    const auto prior = std::find_if(d.begin(), d.end(), [](const auto& kv) { return kv.first == "prior_variance"; });
-    REQUIRE(prior != d.end());
-    CHECK(prior->second < 10.0);
+    CHECK(test::diagnostic(model.report(), "prior_variance") < 10.0);
   }
 }
 

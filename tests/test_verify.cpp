@@ -13,7 +13,7 @@
 #include "experiments/src/report.hpp"
 #include "experiments/src/split_comparison.hpp"
 #include "experiments/src/verify.hpp"
-#include "test_helpers.hpp"
+#include "tests/support/errors.hpp"
 
 using namespace bnn::exp;
 
