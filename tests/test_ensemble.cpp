@@ -20,10 +20,12 @@
 #include "methods/ensemble/expected_error.hpp"
 #include "methods/registry.hpp"
 #include "tests/support/errors.hpp"
+#include "tests/support/random.hpp"
 
 namespace {
 
 using namespace bnn::ensemble;
+using bnn::test::random_vector;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -55,9 +57,7 @@ double brute_force_1d(double mean, double variance, G g) {
 }
 
 MatrixXd random_spd(Eigen::Index n, double scale, bnn::Rng& rng) {
-  MatrixXd A(n, n);
-  for (Eigen::Index i = 0; i < A.size(); ++i) A.data()[i] = bnn::standard_normal(rng);
-  return scale * (A * A.transpose() / static_cast<double>(n)) + 0.05 * scale * MatrixXd::Identity(n, n);
+  return bnn::test::random_spd(n, rng, scale, 0.05 * scale);
 }
 
 }  // namespace
@@ -137,8 +137,7 @@ TEST_CASE("product and linear terms: value by Monte Carlo, gradients by finite d
   const int samples = 400000;
   double sum = 0.0, sum_sq = 0.0;
   for (int s = 0; s < samples; ++s) {
-    Eigen::Vector4d e;
-    for (int i = 0; i < 4; ++i) e[i] = bnn::standard_normal(rng);
+    const Eigen::Vector4d e = random_vector(4, rng);
     const Eigen::Vector4d z = mean + L * e;
     const double g = z[0] * z[1] * erf_unit(z[2]) * erf_unit(z[3]);
     sum += g;
@@ -237,8 +236,7 @@ TEST_CASE("<E_D> under Q equals a Monte Carlo average for every covariance form"
   for (const auto form : {CovarianceForm::full, CovarianceForm::factor, CovarianceForm::diagonal})
     for (const bool output_bias : {false, true}) {
       const Problem p = make_problem(d, 3, form, 2, output_bias);
-      VectorXd theta = VectorXd::Zero(p.parameterization.size());
-      for (Eigen::Index i = 0; i < theta.size(); ++i) theta[i] = 0.4 * bnn::standard_normal(rng);
+      VectorXd theta = random_vector(p.parameterization.size(), rng, 0.4);
       theta.segment(p.layout.size(), p.layout.size()).array() -= 1.0;  // sd about e^-1
       double log_det = 0.0;
       const GaussianQ q = p.parameterization.unpack(theta, log_det);
@@ -248,10 +246,8 @@ TEST_CASE("<E_D> under Q equals a Monte Carlo average for every covariance form"
       CHECK(log_det == Approx(2.0 * std::log(C.llt().matrixL().toDenseMatrix().diagonal().prod())).epsilon(1e-10));
       const int samples = 100000;
       double sum = 0.0, sum_sq = 0.0;
-      VectorXd e(p.layout.size());
       for (int s = 0; s < samples; ++s) {
-        for (Eigen::Index i = 0; i < e.size(); ++i) e[i] = bnn::standard_normal(rng);
-        const VectorXd w = q.mean + L * e;
+        const VectorXd w = q.mean + L * random_vector(p.layout.size(), rng);
         double ed = 0.0;
         for (Eigen::Index n = 0; n < d.y.size(); ++n) {
           const double r = network_output(p.layout, w, p.augmented_X.row(n)) - d.y[n];
@@ -273,8 +269,7 @@ TEST_CASE("bound gradient matches finite differences for every covariance form",
   for (const auto form : {CovarianceForm::full, CovarianceForm::factor, CovarianceForm::diagonal})
     for (const bool output_bias : {false, true}) {
       const Problem p = make_problem(d, 3, form, 2, output_bias);
-      VectorXd theta(p.parameterization.size());
-      for (Eigen::Index i = 0; i < theta.size(); ++i) theta[i] = 0.5 * bnn::standard_normal(rng);
+      VectorXd theta = random_vector(p.parameterization.size(), rng, 0.5);
       theta.segment(p.layout.size(), p.layout.size()).array() -= 1.0;
       VectorXd gradient, collapsed_gradient;
       negative_bound(p, theta, 2.5, 7.0, &gradient);
@@ -306,8 +301,7 @@ TEST_CASE("with the input weights known, the optimal Q over the output weights i
   const Problem p = make_problem(d, 3, CovarianceForm::full, 0, true);
   const Layout& layout = p.layout;
   const double alpha = 1.7, beta = 12.0;
-  VectorXd u(layout.hidden * layout.unit_inputs());
-  for (Eigen::Index i = 0; i < u.size(); ++i) u[i] = bnn::standard_normal(rng);
+  const VectorXd u = random_vector(layout.hidden * layout.unit_inputs(), rng);
   const int V = layout.hidden + 1;
   MatrixXd features(d.y.size(), V);
   for (Eigen::Index n = 0; n < d.y.size(); ++n) {
@@ -350,8 +344,7 @@ KnownInputWeights known_input_weights() {
   KnownInputWeights c;
   c.problem = make_problem(small_data(30, 2, rng), 3, CovarianceForm::full, 0, true);
   const Layout& layout = c.problem.layout;
-  c.input_mean.resize(layout.hidden * layout.unit_inputs());
-  for (Eigen::Index i = 0; i < c.input_mean.size(); ++i) c.input_mean[i] = bnn::standard_normal(rng);
+  c.input_mean = random_vector(layout.hidden * layout.unit_inputs(), rng);
   const Eigen::Index n = c.problem.targets.size();
   c.features.resize(n, layout.hidden + 1);
   for (Eigen::Index t = 0; t < n; ++t) {
@@ -470,8 +463,7 @@ TEST_CASE("the full bound F[Q, R, S] equals its closed form with Gamma R(alpha) 
   };
   bnn::Rng rng(19);
   for (int trial = 0; trial < 3; ++trial) {
-    VectorXd m_v(V);
-    for (Eigen::Index i = 0; i < V; ++i) m_v[i] = bnn::standard_normal(rng);
+    const VectorXd m_v = random_vector(V, rng);
     const MatrixXd C_v = random_spd(V, 0.05, rng);
     // |m|^2 + tr C and <E_D> = |y - Phi m_v|^2 / 2 + tr(Phi C_v Phi') / 2 in closed form.
     const double second = c.input_mean.squaredNorm() + static_cast<double>(ku) * input_variance + m_v.squaredNorm() +

@@ -17,9 +17,11 @@
 #include "methods/hmc/sampler.hpp"
 #include "methods/registry.hpp"
 #include "tests/support/fit_report.hpp"
+#include "tests/support/random.hpp"
 
 using namespace bnn;
 using namespace bnn::hmc;
+using bnn::test::random_vector;
 
 namespace {
 
@@ -30,12 +32,6 @@ RegressionData toy_data(Eigen::Index n, Eigen::Index d, Rng& rng) {
     data.y[i] = std::sin(data.X(i, 0)) + 0.5 * data.X(i, d - 1) + 0.1 * standard_normal(rng);
   }
   return data;
-}
-
-Eigen::VectorXd random_vector(Eigen::Index size, double sd, Rng& rng) {
-  Eigen::VectorXd v(size);
-  for (Eigen::Index i = 0; i < size; ++i) v[i] = sd * standard_normal(rng);
-  return v;
 }
 
 }  // namespace
@@ -49,7 +45,7 @@ TEST_CASE("mlp gradient matches central finite differences", "[hmc]") {
     for (const auto& [activation, hidden] : std::vector<std::pair<std::string, std::vector<int>>>{
              {"tanh", {}}, {"tanh", {5}}, {"erf", {4}}, {"relu", {4}}, {"tanh", {4, 3}}, {"relu", {3, 3}}}) {
       const MlpShape shape{3, hidden, parse_activation(activation)};
-      const Eigen::VectorXd theta = random_vector(shape.parameter_count(), 0.7, rng);
+      const Eigen::VectorXd theta = random_vector(shape.parameter_count(), rng, 0.7);
       MlpWorkspace ws;
       Eigen::VectorXd gradient;
       mlp_squared_error(shape, theta, data.X, data.y, ws, &gradient);
@@ -70,7 +66,7 @@ TEST_CASE("mlp gradient matches central finite differences", "[hmc]") {
 TEST_CASE("mlp outputs agree with a direct evaluation", "[hmc]") {
   Rng rng(3);
   const MlpShape shape{2, {3}, Activation::tanh};
-  const Eigen::VectorXd theta = random_vector(shape.parameter_count(), 1.0, rng);
+  const Eigen::VectorXd theta = random_vector(shape.parameter_count(), rng);
   Eigen::MatrixXd X(1, 2);
   X << 0.3, -1.2;
   MlpWorkspace ws;
@@ -88,7 +84,7 @@ TEST_CASE("mlp outputs of a point do not depend on the other points", "[hmc]") {
   const RegressionData data = toy_data(37, 4, rng);
   for (const Activation activation : {Activation::tanh, Activation::relu, Activation::erf}) {
     const MlpShape shape{4, {6, 3}, activation};
-    const Eigen::VectorXd theta = random_vector(shape.parameter_count(), 0.8, rng);
+    const Eigen::VectorXd theta = random_vector(shape.parameter_count(), rng, 0.8);
     MlpWorkspace ws;
     Eigen::VectorXd all, one;
     mlp_outputs(shape, theta, data.X, ws, all);
@@ -158,8 +154,8 @@ TEST_CASE("leapfrog is reversible and its energy error shrinks as eps^2", "[hmc]
   };
   const Eigen::VectorXd inverse_metric = Eigen::VectorXd::Constant(shape.parameter_count(), 0.05);
   PhasePoint start;
-  start.q = random_vector(shape.parameter_count(), 0.5, rng);
-  start.p = random_vector(shape.parameter_count(), 3.0, rng);
+  start.q = random_vector(shape.parameter_count(), rng, 0.5);
+  start.p = random_vector(shape.parameter_count(), rng, 3.0);
   start.potential = U(start.q, start.gradient);
 
   PhasePoint s = start;
@@ -225,7 +221,7 @@ TEST_CASE("Gibbs precision draws follow their Gamma conditional", "[hmc]") {
   // branch of gamma_draw that boosts the shape by one
   groups.shape[groups.group.back()] = 0.1;
   Rng rng(21);
-  const Eigen::VectorXd theta = random_vector(shape.parameter_count(), 0.8, rng);
+  const Eigen::VectorXd theta = random_vector(shape.parameter_count(), rng, 0.8);
   Eigen::VectorXd count = Eigen::VectorXd::Zero(groups.shape.size()), ss = count;
   for (Eigen::Index i = 0; i < theta.size(); ++i) {
     count[groups.group[i]] += 1;

@@ -17,23 +17,17 @@
 #include "methods/registry.hpp"
 #include "tests/support/errors.hpp"
 #include "tests/support/fit_report.hpp"
+#include "tests/support/random.hpp"
 
 using namespace bnn;
 using namespace bnn::laplace;
 using bnn::test::diagnostic;
 using bnn::test::invalid_argument_message;
+using bnn::test::random_matrix;
+using bnn::test::random_vector;
 using Catch::Matchers::Contains;
 
 namespace {
-
-Eigen::MatrixXd random_matrix(Eigen::Index rows, Eigen::Index cols, Rng& rng) {
-  Eigen::MatrixXd M(rows, cols);
-  for (Eigen::Index i = 0; i < rows; ++i)
-    for (Eigen::Index j = 0; j < cols; ++j) M(i, j) = standard_normal(rng);
-  return M;
-}
-
-Eigen::VectorXd random_vector(Eigen::Index n, Rng& rng) { return random_matrix(n, 1, rng); }
 
 // y = sin(2x) + 0.1 noise, x uniform on [-2, 2].
 RegressionData sine_data(Eigen::Index n, Rng& rng) {

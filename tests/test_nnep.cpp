@@ -15,9 +15,11 @@
 #include "methods/registry.hpp"
 #include "tests/support/errors.hpp"
 #include "tests/support/fit_report.hpp"
+#include "tests/support/random.hpp"
 
 using namespace bnn;
 using namespace bnn::nnep;
+using bnn::test::random_vector;
 
 namespace {
 
@@ -35,15 +37,7 @@ RegressionData noisy_sine() {
 }
 
 Eigen::MatrixXd random_spd(Eigen::Index size, Rng& rng) {
-  Eigen::MatrixXd a(size, size);
-  for (Eigen::Index i = 0; i < a.size(); ++i) a.data()[i] = standard_normal(rng);
-  return a * a.transpose() / static_cast<double>(size) + 0.3 * Eigen::MatrixXd::Identity(size, size);
-}
-
-Eigen::VectorXd random_vector(Eigen::Index size, Rng& rng, double scale = 1.0) {
-  Eigen::VectorXd v(size);
-  for (Eigen::Index i = 0; i < size; ++i) v[i] = scale * standard_normal(rng);
-  return v;
+  return test::random_spd(size, rng, 1.0, 0.3);
 }
 
 // Mean and covariance of q(v) given the cavity and the site precision P and location b with

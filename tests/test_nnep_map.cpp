@@ -11,6 +11,7 @@
 #include "methods/registry.hpp"
 #include "tests/support/errors.hpp"
 #include "tests/support/fit_report.hpp"
+#include "tests/support/random.hpp"
 
 using namespace bnn;
 using namespace bnn::nnep;
@@ -52,10 +53,8 @@ TEST_CASE("nn-ep MAP start: the objective's gradient equals finite differences",
   Eigen::VectorXd y;
   smooth_problem(40, rng, X, y);
   const Options options = ard_with_units(3);
-  Eigen::MatrixXd w(3, 3);
-  Eigen::VectorXd v(4);
-  for (Eigen::Index i = 0; i < w.size(); ++i) w.data()[i] = standard_normal(rng);
-  for (Eigen::Index i = 0; i < v.size(); ++i) v[i] = standard_normal(rng);  // negative v_k too
+  const Eigen::MatrixXd w = test::random_matrix(3, 3, rng, test::DrawOrder::by_columns);
+  const Eigen::VectorXd v = test::random_vector(4, rng);  // negative v_k too
   Eigen::MatrixXd dw, unused_w;
   Eigen::VectorXd dv, unused_v;
   map_objective(X, y, options, w, v, dw, dv);
@@ -95,8 +94,7 @@ TEST_CASE("nn-ep MAP start: the objective's gradient equals finite differences",
 
 TEST_CASE("nn-ep MAP start: a unit with a negative output weight is mirrored, the network unchanged", "[nnep]") {
   Rng rng(12);
-  Eigen::MatrixXd w(3, 3);
-  for (Eigen::Index i = 0; i < w.size(); ++i) w.data()[i] = standard_normal(rng);
+  const Eigen::MatrixXd w = test::random_matrix(3, 3, rng, test::DrawOrder::by_columns);
   const Eigen::VectorXd v = Eigen::Vector4d(0.7, -1.3, -0.2, 0.4);  // v_1..v_3, then v_0
   Eigen::MatrixXd mirrored_w = w;
   Eigen::VectorXd mirrored_v = v;

@@ -16,6 +16,7 @@
 #include "methods/hmc/diagnostics.hpp"
 #include "methods/hmc/sampler.hpp"
 #include "methods/nnep/nnep.hpp"
+#include "tests/support/random.hpp"
 
 using namespace bnn;
 
@@ -93,8 +94,7 @@ TEST_CASE("the erf network's log posterior: gradient equals central finite diffe
   const Problem data = sine_data();
   Rng rng(3);
   for (int trial = 0; trial < 5; ++trial) {
-    Eigen::VectorXd theta(3 * kUnits + 1);
-    for (Eigen::Index j = 0; j < theta.size(); ++j) theta[j] = 0.8 * standard_normal(rng);
+    const Eigen::VectorXd theta = test::random_vector(3 * kUnits + 1, rng, 0.8);
     Eigen::VectorXd gradient, unused;
     potential(data.x, data.y, theta, gradient);
     for (Eigen::Index j = 0; j < theta.size(); ++j) {
@@ -123,8 +123,7 @@ TEST_CASE("NN-EP's predictive is close to HMC's on the same model (fixed priors,
   for (int c = 0; c < chains; ++c) {
     Rng rng(100 + c);
     bnn::hmc::PhasePoint state;
-    state.q.resize(3 * kUnits + 1);
-    for (Eigen::Index j = 0; j < state.q.size(); ++j) state.q[j] = standard_normal(rng);
+    state.q = test::random_vector(3 * kUnits + 1, rng);
     state.p = Eigen::VectorXd::Zero(state.q.size());
     state.potential = u(state.q, state.gradient);
     const Eigen::VectorXd unit_metric = Eigen::VectorXd::Ones(state.q.size());
