@@ -20,11 +20,16 @@
 #include "methods/ensemble/expected_error.hpp"
 #include "methods/registry.hpp"
 #include "tests/support/errors.hpp"
+#include "tests/support/finite_difference.hpp"
 #include "tests/support/random.hpp"
+#include "tests/support/tolerance.hpp"
 
 namespace {
 
 using namespace bnn::ensemble;
+using bnn::test::close_to;
+using bnn::test::numeric_derivative;
+using bnn::test::numeric_gradient;
 using bnn::test::random_vector;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
@@ -58,6 +63,20 @@ double brute_force_1d(double mean, double variance, G g) {
 
 MatrixXd random_spd(Eigen::Index n, double scale, bnn::Rng& rng) {
   return bnn::test::random_spd(n, rng, scale, 0.05 * scale);
+}
+
+// The derivative of value(c) along the symmetric perturbation of the entries (r, s) and (s, r)
+// of the matrix c, by central differences with step h.
+template <class Matrix, class F>
+double symmetric_derivative(F value, const Matrix& c, int r, int s, double h) {
+  return numeric_derivative(
+      [&](double t) {
+        Matrix moved = c;
+        moved(r, s) += t;
+        if (r != s) moved(s, r) += t;
+        return value(moved);
+      },
+      0.0, h);
 }
 
 }  // namespace
@@ -148,28 +167,20 @@ TEST_CASE("product and linear terms: value by Monte Carlo, gradients by finite d
 
   // Finite differences in the mean and in symmetric perturbations of the covariance.
   const double h = 1e-5;
-  for (int r = 0; r < 4; ++r) {
-    Eigen::Vector4d up = mean, down = mean;
-    up[r] += h;
-    down[r] -= h;
-    const double fd = (product_term(table_for(up, c4), up, c4, false).value -
-                       product_term(table_for(down, c4), down, c4, false).value) / (2 * h);
-    CHECK(term.d_mean[r] == Approx(fd).epsilon(1e-6).margin(1e-9));
+  const auto product_value = [&](const Eigen::Vector4d& m, const Eigen::Matrix4d& c) {
+    return product_term(table_for(m, c), m, c, false).value;
+  };
+  const Eigen::Vector4d fd_mean =
+      numeric_gradient([&](const Eigen::Vector4d& m) { return product_value(m, c4); }, mean, h);
+  CHECK(close_to(term.d_mean, fd_mean, 1e-6, 1e-9));
+  for (int r = 0; r < 4; ++r)
     for (int s = r; s < 4; ++s) {
-      Eigen::Matrix4d cu = c4, cd = c4;
-      cu(r, s) += h;
-      cd(r, s) -= h;
-      if (r != s) {
-        cu(s, r) += h;
-        cd(s, r) -= h;
-      }
-      const double fdc = (product_term(table_for(mean, cu), mean, cu, false).value -
-                          product_term(table_for(mean, cd), mean, cd, false).value) / (2 * h);
+      const double fdc =
+          symmetric_derivative([&](const Eigen::Matrix4d& c) { return product_value(mean, c); }, c4, r, s, h);
       const double analytic = r == s ? term.d_cov(r, r) : 2.0 * term.d_cov(r, s);
       INFO("cov entry " << r << "," << s);
       CHECK(analytic == Approx(fdc).epsilon(1e-6).margin(1e-9));
     }
-  }
 
   const Eigen::Vector2d m2(0.5, -0.6);
   Eigen::Matrix2d c2;
@@ -180,23 +191,13 @@ TEST_CASE("product and linear terms: value by Monte Carlo, gradients by finite d
   };
   const double expected = brute_force_2d(m2, c2, [](double v, double a) { return v * erf_unit(a); });
   CHECK(lin.value == Approx(expected).margin(1e-10));
-  for (int r = 0; r < 2; ++r) {
-    Eigen::Vector2d up = m2, down = m2;
-    up[r] += h;
-    down[r] -= h;
-    CHECK(lin.d_mean[r] == Approx((value2(up, c2) - value2(down, c2)) / (2 * h)).epsilon(1e-6));
+  CHECK(close_to(lin.d_mean, numeric_gradient([&](const Eigen::Vector2d& m) { return value2(m, c2); }, m2, h), 1e-6));
+  for (int r = 0; r < 2; ++r)
     for (int s = r; s < 2; ++s) {
-      Eigen::Matrix2d cu = c2, cd = c2;
-      cu(r, s) += h;
-      cd(r, s) -= h;
-      if (r != s) {
-        cu(s, r) += h;
-        cd(s, r) -= h;
-      }
       const double analytic = r == s ? lin.d_cov(r, r) : 2.0 * lin.d_cov(r, s);
-      CHECK(analytic == Approx((value2(m2, cu) - value2(m2, cd)) / (2 * h)).epsilon(1e-6).margin(1e-10));
+      const double fdc = symmetric_derivative([&](const Eigen::Matrix2d& c) { return value2(m2, c); }, c2, r, s, h);
+      CHECK(analytic == Approx(fdc).epsilon(1e-6).margin(1e-10));
     }
-  }
 }
 
 namespace {
@@ -277,18 +278,13 @@ TEST_CASE("bound gradient matches finite differences for every covariance form",
       const Options options;
       negative_collapsed_bound(p, options, theta, &collapsed_gradient);
       const double h = 1e-6;
-      for (Eigen::Index i = 0; i < theta.size(); ++i) {
-        VectorXd up = theta, down = theta;
-        up[i] += h;
-        down[i] -= h;
-        const double fd = (negative_bound(p, up, 2.5, 7.0, nullptr) - negative_bound(p, down, 2.5, 7.0, nullptr)) / (2 * h);
-        const double fd_collapsed =
-            (negative_collapsed_bound(p, options, up, nullptr) - negative_collapsed_bound(p, options, down, nullptr)) /
-            (2 * h);
-        INFO("form " << static_cast<int>(form) << ", bias " << output_bias << ", parameter " << i);
-        CHECK(gradient[i] == Approx(fd).epsilon(1e-5).margin(1e-6));
-        CHECK(collapsed_gradient[i] == Approx(fd_collapsed).epsilon(1e-5).margin(1e-6));
-      }
+      const VectorXd fd =
+          numeric_gradient([&](const VectorXd& at) { return negative_bound(p, at, 2.5, 7.0, nullptr); }, theta, h);
+      const VectorXd fd_collapsed = numeric_gradient(
+          [&](const VectorXd& at) { return negative_collapsed_bound(p, options, at, nullptr); }, theta, h);
+      INFO("form " << static_cast<int>(form) << ", bias " << output_bias);
+      CHECK(close_to(gradient, fd, 1e-5, 1e-6));
+      CHECK(close_to(collapsed_gradient, fd_collapsed, 1e-5, 1e-6));
     }
 }
 

@@ -16,8 +16,10 @@
 #include "methods/hmc/nn_mc.hpp"
 #include "methods/hmc/sampler.hpp"
 #include "methods/registry.hpp"
+#include "tests/support/finite_difference.hpp"
 #include "tests/support/fit_report.hpp"
 #include "tests/support/random.hpp"
+#include "tests/support/tolerance.hpp"
 
 using namespace bnn;
 using namespace bnn::hmc;
@@ -49,16 +51,11 @@ TEST_CASE("mlp gradient matches central finite differences", "[hmc]") {
       MlpWorkspace ws;
       Eigen::VectorXd gradient;
       mlp_squared_error(shape, theta, data.X, data.y, ws, &gradient);
-      const double h = 1e-6;
-      for (Eigen::Index i = 0; i < theta.size(); ++i) {
-        Eigen::VectorXd plus = theta, minus = theta;
-        plus[i] += h;
-        minus[i] -= h;
-        const double fd = (mlp_squared_error(shape, plus, data.X, data.y, ws, nullptr) -
-                           mlp_squared_error(shape, minus, data.X, data.y, ws, nullptr)) / (2.0 * h);
-        INFO(activation << " layers " << hidden.size() << " points " << n << " parameter " << i);
-        CHECK(gradient[i] == Approx(fd).epsilon(1e-5).margin(1e-7));
-      }
+      const Eigen::VectorXd fd = test::numeric_gradient(
+          [&](const Eigen::VectorXd& at) { return mlp_squared_error(shape, at, data.X, data.y, ws, nullptr); }, theta,
+          1e-6);
+      INFO(activation << " layers " << hidden.size() << " points " << n);
+      CHECK(test::close_to(gradient, fd, 1e-5, 1e-7));
     }
   }
 }
@@ -191,7 +188,7 @@ TEST_CASE("Neal's curvature is the exact Hessian diagonal of a linear model", "[
   design << data.X, Eigen::VectorXd::Ones(25);
   const Eigen::VectorXd exact = noise_precision * design.colwise().squaredNorm().transpose() +
                                 groups.multiplier * 2.5;
-  for (Eigen::Index i = 0; i < 4; ++i) CHECK(c[i] == Approx(exact[i]).epsilon(1e-12));
+  CHECK(test::close_to(c, exact, 1e-12));
 }
 
 TEST_CASE("prior groups follow the ARD, layer and shared structures", "[hmc]") {

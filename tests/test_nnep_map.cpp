@@ -10,8 +10,10 @@
 #include "methods/nnep/nnep.hpp"
 #include "methods/registry.hpp"
 #include "tests/support/errors.hpp"
+#include "tests/support/finite_difference.hpp"
 #include "tests/support/fit_report.hpp"
 #include "tests/support/random.hpp"
+#include "tests/support/tolerance.hpp"
 
 using namespace bnn;
 using namespace bnn::nnep;
@@ -72,24 +74,12 @@ TEST_CASE("nn-ep MAP start: the objective's gradient equals finite differences",
   CHECK(map_objective(X, y, options, w, v, unused_w, unused_v) ==
         Approx(noise_precision * error + prior).epsilon(1e-12));
   const double h = 1e-6;
-  for (Eigen::Index i = 0; i < w.size(); ++i) {
-    Eigen::MatrixXd up = w, down = w;
-    up.data()[i] += h;
-    down.data()[i] -= h;
-    const double numeric = (map_objective(X, y, options, up, v, unused_w, unused_v) -
-                            map_objective(X, y, options, down, v, unused_w, unused_v)) / (2.0 * h);
-    INFO("input weight " << i);
-    CHECK(dw.data()[i] == Approx(numeric).epsilon(1e-6).margin(1e-8));
-  }
-  for (Eigen::Index i = 0; i < v.size(); ++i) {
-    Eigen::VectorXd up = v, down = v;
-    up[i] += h;
-    down[i] -= h;
-    const double numeric = (map_objective(X, y, options, w, up, unused_w, unused_v) -
-                            map_objective(X, y, options, w, down, unused_w, unused_v)) / (2.0 * h);
-    INFO("output weight " << i);
-    CHECK(dv[i] == Approx(numeric).epsilon(1e-6).margin(1e-8));
-  }
+  const Eigen::MatrixXd numeric_dw = test::numeric_gradient(
+      [&](const Eigen::MatrixXd& at) { return map_objective(X, y, options, at, v, unused_w, unused_v); }, w, h);
+  const Eigen::VectorXd numeric_dv = test::numeric_gradient(
+      [&](const Eigen::VectorXd& at) { return map_objective(X, y, options, w, at, unused_w, unused_v); }, v, h);
+  CHECK(test::close_to(dw, numeric_dw, 1e-6, 1e-8));  // input weights
+  CHECK(test::close_to(dv, numeric_dv, 1e-6, 1e-8));  // output weights
 }
 
 TEST_CASE("nn-ep MAP start: a unit with a negative output weight is mirrored, the network unchanged", "[nnep]") {

@@ -16,7 +16,9 @@
 #include "methods/hmc/diagnostics.hpp"
 #include "methods/hmc/sampler.hpp"
 #include "methods/nnep/nnep.hpp"
+#include "tests/support/finite_difference.hpp"
 #include "tests/support/random.hpp"
+#include "tests/support/tolerance.hpp"
 
 using namespace bnn;
 
@@ -97,15 +99,10 @@ TEST_CASE("the erf network's log posterior: gradient equals central finite diffe
     const Eigen::VectorXd theta = test::random_vector(3 * kUnits + 1, rng, 0.8);
     Eigen::VectorXd gradient, unused;
     potential(data.x, data.y, theta, gradient);
-    for (Eigen::Index j = 0; j < theta.size(); ++j) {
-      const double h = 1e-6;
-      Eigen::VectorXd plus = theta, minus = theta;
-      plus[j] += h;
-      minus[j] -= h;
-      const double numeric = (potential(data.x, data.y, plus, unused) - potential(data.x, data.y, minus, unused)) / (2 * h);
-      INFO("trial " << trial << ", parameter " << j);
-      CHECK(gradient[j] == Approx(numeric).epsilon(1e-6).margin(1e-6));
-    }
+    const Eigen::VectorXd numeric = test::numeric_gradient(
+        [&](const Eigen::VectorXd& at) { return potential(data.x, data.y, at, unused); }, theta, 1e-6);
+    INFO("trial " << trial);
+    CHECK(test::close_to(gradient, numeric, 1e-6, 1e-6));
   }
 }
 
