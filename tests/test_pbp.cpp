@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "datasets/src/normalize.hpp"
+#include "methods/core/predictive.hpp"
 #include "methods/core/rng.hpp"
 #include "methods/pbp/pbp.hpp"
 #include "methods/pbp/relu_moments.hpp"
@@ -15,6 +16,7 @@
 #include "tests/support/data_mirror.hpp"
 #include "tests/support/finite_difference.hpp"
 #include "tests/support/fit_report.hpp"
+#include "tests/support/normal_density.hpp"
 #include "tests/support/tolerance.hpp"
 
 using namespace bnn;
@@ -25,12 +27,8 @@ namespace {
 
 // E[max(0, a)^k] for a ~ N(m, v), by quadrature over b > 0.
 double relu_raw_moment(double m, double v, int k) {
-  const double s = std::sqrt(v);
   boost::math::quadrature::exp_sinh<double> integrator;
-  const auto f = [&](double b) {
-    const double z = (b - m) / s;
-    return std::pow(b, k) * std::exp(-0.5 * z * z) / (s * std::sqrt(2.0 * M_PI));
-  };
+  const auto f = [&](double b) { return std::pow(b, k) * test::normal_density(b, m, v); };
   return integrator.integrate(f, 0.0, std::numeric_limits<double>::infinity());
 }
 
@@ -170,10 +168,7 @@ TEST_CASE("noise Gamma update matches the first two moments of eqs. (24)-(26)", 
   const double y = 2.5;
   const OutputMoments out = forward(net, x);
   const double a = net.noise_shape, b = net.noise_rate;
-  const auto Z = [&](double shape) {
-    const double var = out.variance + b / (shape - 1.0);
-    return std::exp(-0.5 * std::pow(y - out.mean, 2) / var) / std::sqrt(2 * M_PI * var);
-  };
+  const auto Z = [&](double shape) { return test::normal_density(y, out.mean, out.variance + b / (shape - 1.0)); };
   const double mean = Z(a + 1) * a / (Z(a) * b);
   const double second = Z(a + 2) * a * (a + 1) / (Z(a) * b * b);
   adf_update(net, x, y);
@@ -221,8 +216,7 @@ TEST_CASE("EP refinement of a prior factor matches the moments of its tilted dis
   // N(mu | 0, s2 + b / (a - 1)) as in eq. (11). New q(w): mean mu + s2 dlogZ/dmu, variance
   // s2 - s2^2 ((dlogZ/dmu)^2 - 2 dlogZ/ds2); new q(lambda) from E[lambda^k] ~ Z(a + k) / Z(a).
   const auto log_z = [](double mu, double s2, double a, double b) {
-    const double v = s2 + b / (a - 1.0);
-    return -0.5 * std::log(2.0 * M_PI * v) - 0.5 * mu * mu / v;
+    return normal_log_pdf(mu, 0.0, s2 + b / (a - 1.0));
   };
   struct Cavity {
     double mean, variance, shape, rate;
