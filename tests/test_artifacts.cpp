@@ -19,7 +19,7 @@
 #include "experiments/src/verify/verify.hpp"
 #include "methods/core/rng.hpp"
 #include "methods/registry.hpp"
-#include "test_helpers.hpp"
+#include "tests/support/data_mirror.hpp"
 
 using namespace bnn;
 using namespace bnn::exp;
@@ -95,7 +95,7 @@ posterior_cells = 100
 }
 
 TEST_CASE("plan: artifact requests per job, and a method that does not offer a kind", "[artifacts][plan]") {
-  const data::DatasetRegistry registry = data::DatasetRegistry::load({std::string(BNNBENCH_SOURCE_DIR) + "/datasets/registry.toml"});
+  const data::DatasetRegistry& registry = test::shipped_registry();
   PlanOptions options;
   options.data_dir = test::scratch_dir("artifacts", "data").string();
   const ExperimentSpec s = spec_from("plan", kHeader + "[[artifacts]]\nkind = \"gaussian-posterior\"\n");

@@ -28,7 +28,8 @@
 #include "methods/hmc/nn_mc.hpp"
 #include "methods/linear/bayes_linear.hpp"
 #include "methods/registry.hpp"
-#include "test_helpers.hpp"
+#include "tests/support/data_mirror.hpp"
+#include "tests/support/errors.hpp"
 
 namespace fs = std::filesystem;
 using namespace bnn;
@@ -37,10 +38,6 @@ using namespace bnn::exp;
 namespace {
 
 std::string scratch(const std::string& name) { return test::scratch_dir("experiments", name).string(); }
-
-data::DatasetRegistry shipped_registry() {
-  return data::DatasetRegistry::load({std::string(BNNBENCH_SOURCE_DIR) + "/datasets/registry.toml"});
-}
 
 std::string write(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
@@ -196,7 +193,7 @@ TEST_CASE("pooled statistics in report aggregation", "[report]") {
 }
 
 TEST_CASE("every shipped experiment spec parses and names known data sets", "[spec]") {
-  const auto registry = shipped_registry();
+  const auto& registry = test::shipped_registry();
   const auto files = experiment_files();
   REQUIRE(files.size() >= 5);
   for (const auto& f : files) {
@@ -264,7 +261,7 @@ TEST_CASE("malformed specs are errors naming file and line", "[spec]") {
 
 TEST_CASE("specs are checked against the registry: data sets, dataset_options, options", "[spec]") {
   const std::string dir = scratch("specs-registry");
-  const data::DatasetRegistry registry = shipped_registry();
+  const data::DatasetRegistry& registry = test::shipped_registry();
   const auto plan_error = [&](const std::string& text) {
     const std::string path = write(dir + "/s.toml", text);
     const ExperimentSpec spec = load_experiment(path);
@@ -327,7 +324,7 @@ TEST_CASE("settings given with --set override the spec", "[spec]") {
 }
 
 TEST_CASE("config identity and seeds", "[plan]") {
-  const auto registry = shipped_registry();
+  const auto& registry = test::shipped_registry();
   ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
   const auto& ds = registry.find("pbp-cubic");
   const ConfigIdentity a = config_identity(spec, spec.datasets[0], ds, spec.methods[0]);
@@ -347,7 +344,7 @@ TEST_CASE("config identity and seeds", "[plan]") {
 }
 
 TEST_CASE("plan of quickstart: same splits for every method, shards partition the jobs", "[plan]") {
-  const auto registry = shipped_registry();
+  const auto& registry = test::shipped_registry();
   const ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
   const Plan plan = make_plan(spec, registry, PlanOptions{});
   CHECK(plan.datasets.size() == 4);
@@ -370,7 +367,7 @@ TEST_CASE("plan of quickstart: same splits for every method, shards partition th
 }
 
 TEST_CASE("plan: a target transform is applied on loading and extends the config identity", "[plan]") {
-  const auto registry = shipped_registry();
+  const auto& registry = test::shipped_registry();
   ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
   PlanOptions only;
   only.only_datasets = {"epnn-case1"};
@@ -821,7 +818,7 @@ TEST_CASE("store merge: a finished job replaces a failed one, never the reverse"
 }
 
 TEST_CASE("report rel_time: CPU seconds relative to the reference method, wall time as fallback", "[report]") {
-  const auto registry = shipped_registry();
+  const auto& registry = test::shipped_registry();
   ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
   spec.datasets.resize(1);  // pbp-cubic
   REQUIRE(spec.methods.size() == 2);  // linear, linear-evidence
@@ -896,7 +893,7 @@ TEST_CASE("report rel_time: CPU seconds relative to the reference method, wall t
 }
 
 TEST_CASE("reference numbers are read as the specs describe", "[report]") {
-  const auto registry = shipped_registry();
+  const auto& registry = test::shipped_registry();
   const ExperimentSpec pbp = load_experiment(find_experiment_file("pbp-table1"));
   const ReferenceValues r = load_reference(pbp, registry);
   CHECK(r.at({"boston", "pbp", "rmse"}).value == Approx(3.014));
@@ -928,7 +925,7 @@ TEST_CASE("reference numbers are read as the specs describe", "[report]") {
 }
 
 TEST_CASE("report marks differences beyond two combined standard errors", "[report]") {
-  const auto registry = shipped_registry();
+  const auto& registry = test::shipped_registry();
   ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
   spec.datasets.resize(1);  // pbp-cubic
   spec.methods.resize(1);
@@ -1028,7 +1025,7 @@ TEST_CASE("figure grids: product and one-at-a-time", "[grid]") {
 }
 
 TEST_CASE("figure experiment: trained on all rows, predictions stored on the grid", "[grid]") {
-  const auto registry = shipped_registry();
+  const auto& registry = test::shipped_registry();
   const ExperimentSpec spec = load_experiment(find_experiment_file("epnn-case3"));
   REQUIRE(spec.grid);
   PlanOptions only;

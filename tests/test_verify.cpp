@@ -13,7 +13,7 @@
 #include "experiments/src/report/report.hpp"
 #include "experiments/src/verify/split_comparison.hpp"
 #include "experiments/src/verify/verify.hpp"
-#include "test_helpers.hpp"
+#include "tests/support/errors.hpp"
 
 using namespace bnn::exp;
 
