@@ -11,7 +11,7 @@
 
 #include "datasets/src/fetch.hpp"
 #include "datasets/src/text_table.hpp"
-#include "experiments/src/metrics.hpp"
+#include "experiments/src/metrics/metrics.hpp"
 #include "methods/core/rng.hpp"
 #include "methods/core/vector_math.hpp"
 #include "methods/linear/linear.hpp"

@@ -19,10 +19,11 @@ namespace {
 // `defaults` are the options before any override (one options type may serve several names).
 template <class Options, class FitFunction>
 MethodEntry make_entry(std::string name, std::string summary, FitFunction fit_function,
-                       Options defaults = {}) {
+                       Options defaults = {}, std::vector<std::string> artifacts = {}) {
   MethodEntry entry;
   entry.name = name;
   entry.summary = std::move(summary);
+  entry.artifacts = std::move(artifacts);
   entry.options = describe_options(defaults);
   entry.canonical_config = [name, defaults](const ParamMap& overrides) {
     Options options = defaults;
@@ -58,10 +59,11 @@ std::vector<MethodEntry> build_registry() {
   entries.push_back(make_entry<vi::Options>(
       "vi", "variational inference (factorized Gaussian, Monte Carlo bound, SGD; Graves 2011 style)", vi::fit));
   entries.push_back(make_entry<hmc::Options>(
-      "nn-mc", "Neal's hierarchical Bayesian MLP (tanh, ARD) by HMC, precisions integrated out or Gibbs-updated", hmc::fit));
+      "nn-mc", "Neal's hierarchical Bayesian MLP (tanh, ARD) by HMC, precisions integrated out or Gibbs-updated", hmc::fit,
+      hmc::Options{}, {"chain-traces"}));
   entries.push_back(make_entry<hmc::Options>(
       "hmc", "HMC as the PBP paper's reference: MCMCstuff's hierarchical MLP with ReLU units", hmc::fit,
-      hmc::relu_defaults()));
+      hmc::relu_defaults(), {"chain-traces"}));
   for (const char* form : {"full", "factor", "diagonal"}) {
     ensemble::Options defaults;
     defaults.covariance = form;
@@ -70,20 +72,20 @@ std::vector<MethodEntry> build_registry() {
         "vi-" + label,
         std::string("ensemble learning (Barber & Bishop 1998): Gaussian Q with ") + form +
             " covariance, erf network, exact bound, Gamma hyperpriors",
-        ensemble::fit, defaults));
+        ensemble::fit, defaults, {"gaussian-posterior"}));
   }
   entries.push_back(make_entry<nnep::Options>(
       "nn-ep-la", "EP for a two-layer erf network, Laplace input-weight priors with one common scale (NN-EP-LA)",
-      nnep::fit, nnep::laplace_defaults()));
+      nnep::fit, nnep::laplace_defaults(), {"parameter-marginals"}));
   entries.push_back(make_entry<nnep::Options>(
       "nn-ep-ard", "EP for a two-layer erf network, Gaussian ARD input-weight priors, one scale per input (NN-EP-ARD)",
-      nnep::fit, nnep::ard_defaults()));
+      nnep::fit, nnep::ard_defaults(), {"parameter-marginals"}));
   entries.push_back(make_entry<laplace::Options>(
       "laplace", "Laplace approximation with MacKay's evidence framework (erf network, exact Hessian, linearized predictive)",
-      laplace::fit));
+      laplace::fit, laplace::Options{}, {"gaussian-posterior"}));
   entries.push_back(make_entry<laplace::Options>(
       "laplace-diag", "Laplace approximation, evidence framework, diagonal Gauss-Newton Hessian (tanh, PBP's active-learning LA)",
-      laplace::fit, laplace::diagonal_defaults()));
+      laplace::fit, laplace::diagonal_defaults(), {"gaussian-posterior"}));
   return entries;
 }
 

@@ -17,6 +17,9 @@ struct MethodEntry {
   std::string name;
   std::string summary;
   std::vector<OptionInfo> options;  // with defaults
+  // The artifact kinds its models offer (core/model.hpp): "parameter-marginals",
+  // "gaussian-posterior", "chain-traces".
+  std::vector<std::string> artifacts;
   // Canonical text of the full configuration after applying overrides (validates them).
   std::function<std::string(const ParamMap&)> canonical_config;
   std::function<std::unique_ptr<Model>(const RegressionData&, const ParamMap&, Rng&)> fit;

@@ -26,20 +26,17 @@
 #include "datasets/src/target_transform.hpp"
 #include "datasets/src/text_table.hpp"
 #include "methods/core/rng.hpp"
-#include "test_helpers.hpp"
+#include "tests/support/data_mirror.hpp"
 
 namespace fs = std::filesystem;
 using namespace bnn::data;
+using bnn::test::load_from_mirror;
+using bnn::test::mirror_dir;
+using bnn::test::published_splits_from_mirror;
+using bnn::test::shipped_registry;
+using bnn::test::shipped_registry_file;
 
 namespace {
-
-const std::string kRegistry = BNNBENCH_SOURCE_DIR "/datasets/registry.toml";
-const std::string kMirror = BNNBENCH_TEST_MIRROR;
-
-const DatasetRegistry& shipped() {
-  static const DatasetRegistry registry = DatasetRegistry::load({kRegistry});
-  return registry;
-}
 
 // A fresh, empty scratch directory for one test.
 fs::path scratch(const std::string& name) { return bnn::test::scratch_dir("datasets", name); }
@@ -136,7 +133,7 @@ void require_partition(const Split& s, Eigen::Index rows) {
 // ---------------------------------------------------------------------------------------------
 
 TEST_CASE("registry: the shipped registry lists every data set", "[datasets]") {
-  const DatasetRegistry& reg = shipped();
+  const DatasetRegistry& reg = shipped_registry();
   for (const char* name : {"boston", "concrete", "energy", "kin8nm", "naval", "power", "protein", "wine",
                            "yacht", "year", "crime", "kin40k", "concrete-lv", "pbp-cubic", "epnn-case1",
                            "epnn-case2", "epnn-case3", "bb-toy"}) {
@@ -144,7 +141,7 @@ TEST_CASE("registry: the shipped registry lists every data set", "[datasets]") {
     const DatasetSpec* d = reg.try_find(name);
     REQUIRE(d != nullptr);
     CHECK(d->name == name);
-    CHECK(d->defined_in.rfind(kRegistry + ":", 0) == 0);
+    CHECK(d->defined_in.rfind(shipped_registry_file() + ":", 0) == 0);
   }
   CHECK(&reg.find("housing") == &reg.find("boston"));
   CHECK(&reg.find("BOSTON") == &reg.find("boston"));
@@ -178,9 +175,9 @@ TEST_CASE("registry: the shipped registry lists every data set", "[datasets]") {
 }
 
 TEST_CASE("registry: an unknown name throws invalid_argument listing the names", "[datasets]") {
-  CHECK(shipped().try_find("no-such-set") == nullptr);
+  CHECK(shipped_registry().try_find("no-such-set") == nullptr);
   try {
-    shipped().find("no-such-set");
+    shipped_registry().find("no-such-set");
     FAIL("no exception");
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
@@ -319,16 +316,16 @@ TEST_CASE("registry: a later file replaces a same-named data set", "[datasets]")
 // ---------------------------------------------------------------------------------------------
 
 TEST_CASE("mirror: boston loads with 506 x 13 and target column 13", "[datasets]") {
-  const DatasetSpec& spec = shipped().find("housing");
-  const Dataset d = load_dataset(spec, kMirror);
+  const DatasetSpec& spec = shipped_registry().find("housing");
+  const Dataset d = load_dataset(spec, mirror_dir());
   CHECK(d.name == "boston");
   REQUIRE(d.X.rows() == 506);
   REQUIRE(d.X.cols() == 13);
   REQUIRE(d.y.size() == 506);
   CHECK(d.y.minCoeff() == 5.0);
   CHECK(d.y.maxCoeff() == 50.0);
-  const std::string data = dataset_file(spec, kMirror, "data.txt");
-  CHECK(read_index_file(dataset_file(spec, kMirror, "index_target.txt")) == std::vector<long>{13});
+  const std::string data = dataset_file(spec, mirror_dir(), "data.txt");
+  CHECK(read_index_file(dataset_file(spec, mirror_dir(), "index_target.txt")) == std::vector<long>{13});
   const NumericTable raw = read_numeric_table(data);
   REQUIRE(raw.values.cols() == 14);
   CHECK(d.y == raw.values.col(13));
@@ -338,7 +335,7 @@ TEST_CASE("mirror: boston loads with 506 x 13 and target column 13", "[datasets]
 
 TEST_CASE("mirror: naval, protein and kin40k shapes", "[datasets]") {
   SECTION("naval 11934 x 16, constant columns 8 and 11") {
-    const Dataset d = load_dataset(shipped().find("naval"), kMirror);
+    const Dataset d = load_from_mirror("naval");
     CHECK(d.X.rows() == 11934);
     CHECK(d.X.cols() == 16);
     CHECK(d.X.col(8).minCoeff() == d.X.col(8).maxCoeff());
@@ -353,7 +350,7 @@ TEST_CASE("mirror: naval, protein and kin40k shapes", "[datasets]") {
     // As the PBP authors' numpy code standardizes naval's training part of split 0: 0.998
     // summed 10741 times rounds (mean 0.99799999999976...), so column 11 becomes a constant
     // +1 input; 288 sums exactly and column 8 stays zeros; the other columns are unchanged.
-    const auto splits = read_published_splits(shipped().find("naval"), kMirror, d.X.rows());
+    const auto splits = published_splits_from_mirror("naval", d.X.rows());
     const Eigen::MatrixXd X_train = select_rows(d.X, splits[0].train);
     const Eigen::VectorXd y_train = select_rows(d.y, splits[0].train);
     REQUIRE(X_train.rows() == 10741);
@@ -370,24 +367,23 @@ TEST_CASE("mirror: naval, protein and kin40k shapes", "[datasets]") {
     for (int j : {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 12, 13, 14, 15}) CHECK(Z.col(j) == Z0.col(j));
   }
   SECTION("protein 45730 x 9 with 5 published splits") {
-    const DatasetSpec& spec = shipped().find("protein");
-    const Dataset d = load_dataset(spec, kMirror);
+    const Dataset d = load_from_mirror("protein");
     CHECK(d.X.rows() == 45730);
     CHECK(d.X.cols() == 9);
     CHECK(d.y.minCoeff() >= 0.0);
     CHECK(d.y.maxCoeff() <= 21.0);
-    const auto splits = read_published_splits(spec, kMirror, d.X.rows());
+    const auto splits = published_splits_from_mirror("protein", d.X.rows());
     CHECK(splits.size() == 5);
   }
   SECTION("kin40k stacks 10000 + 30000 rows") {
-    const DatasetSpec& spec = shipped().find("kin40k");
-    const Dataset d = load_dataset(spec, kMirror);
+    const DatasetSpec& spec = shipped_registry().find("kin40k");
+    const Dataset d = load_dataset(spec, mirror_dir());
     REQUIRE(d.X.rows() == 40000);
     REQUIRE(d.X.cols() == 8);
     REQUIRE(d.y.size() == 40000);
-    const NumericTable train_x = read_numeric_table(dataset_file(spec, kMirror, "kin40k_train_data.asc"));
-    const NumericTable test_y = read_numeric_table(dataset_file(spec, kMirror, "kin40k_test_labels.asc"));
-    const NumericTable train_y = read_numeric_table(dataset_file(spec, kMirror, "kin40k_train_labels.asc"));
+    const NumericTable train_x = read_numeric_table(dataset_file(spec, mirror_dir(), "kin40k_train_data.asc"));
+    const NumericTable test_y = read_numeric_table(dataset_file(spec, mirror_dir(), "kin40k_test_labels.asc"));
+    const NumericTable train_y = read_numeric_table(dataset_file(spec, mirror_dir(), "kin40k_train_labels.asc"));
     CHECK(d.X.topRows(10000) == train_x.values);
     CHECK(d.y.head(10000) == train_y.values.col(0));
     CHECK(d.y.tail(30000) == test_y.values.col(0));
@@ -410,14 +406,13 @@ TEST_CASE("mirror: published splits of every UCI set are disjoint partitions of 
   };
   for (const Expect& e : sets) {
     CAPTURE(e.name);
-    const DatasetSpec& spec = shipped().find(e.name);
-    const Dataset d = load_dataset(spec, kMirror);
+    const Dataset d = load_from_mirror(e.name);
     CHECK(d.X.rows() == e.rows);
     CHECK(d.X.cols() == e.cols);
     CHECK(d.y.size() == e.rows);
     CHECK(d.X.allFinite());
     CHECK(d.y.allFinite());
-    const auto splits = read_published_splits(spec, kMirror, d.X.rows());
+    const auto splits = published_splits_from_mirror(e.name, d.X.rows());
     REQUIRE(splits.size() == static_cast<std::size_t>(e.count));
     std::set<std::vector<Eigen::Index>> distinct_tests;
     for (std::size_t k = 0; k < splits.size(); ++k) {
@@ -439,10 +434,10 @@ TEST_CASE("mirror: published splits of every UCI set are disjoint partitions of 
 }
 
 TEST_CASE("mirror: sets that cannot be loaded say why", "[datasets]") {
-  CHECK_THROWS_WITH(load_dataset(shipped().find("concrete-lv"), kMirror),
+  CHECK_THROWS_WITH(load_from_mirror("concrete-lv"),
                     Catch::Contains("not publicly available"));
-  CHECK_THROWS_WITH(load_dataset(shipped().find("year"), kMirror), Catch::Contains("datasets fetch year"));
-  CHECK_THROWS_AS(read_published_splits(shipped().find("crime"), kMirror, 1993), std::runtime_error);
+  CHECK_THROWS_WITH(load_from_mirror("year"), Catch::Contains("datasets fetch year"));
+  CHECK_THROWS_AS(published_splits_from_mirror("crime", 1993), std::runtime_error);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -450,8 +445,8 @@ TEST_CASE("mirror: sets that cannot be loaded say why", "[datasets]") {
 // ---------------------------------------------------------------------------------------------
 
 TEST_CASE("derive: the crime table is reproduced byte for byte", "[datasets]") {
-  const DatasetSpec& spec = shipped().find("crime");
-  const std::string original = dataset_file(spec, kMirror, "CommViolPredUnnormalizedData.txt");
+  const DatasetSpec& spec = shipped_registry().find("crime");
+  const std::string original = dataset_file(spec, mirror_dir(), "CommViolPredUnnormalizedData.txt");
   const std::string bytes = derive_crime_n1993_d102(read_file(original), original);
   CHECK(sha256_hex(bytes) == "d19218d7cfe1bc5448b7efd918effd771677c5a6c487d0287f4b808e33f1cd5b");
   CHECK(run_derivation(spec.derive->recipe, read_file(original), original) == bytes);
@@ -462,7 +457,7 @@ TEST_CASE("derive: the crime table is reproduced byte for byte", "[datasets]") {
   CHECK(derived.values.cols() == 103);
   CHECK(derived.missing_count == 0);
 
-  const Dataset d = load_dataset(spec, kMirror);
+  const Dataset d = load_dataset(spec, mirror_dir());
   CHECK(d.X.rows() == 1993);
   CHECK(d.X.cols() == 102);
   CHECK(d.y.minCoeff() == 0.0);
@@ -995,7 +990,7 @@ TEST_CASE("synthetic: generator details", "[datasets]") {
 TEST_CASE("synthetic: the registry's synthetic sets", "[datasets]") {
   for (const char* name : {"pbp-cubic", "epnn-case1", "epnn-case2", "epnn-case3", "bb-toy"}) {
     CAPTURE(name);
-    const DatasetSpec& spec = shipped().find(name);
+    const DatasetSpec& spec = shipped_registry().find(name);
     const Dataset a = load_dataset(spec, "/nonexistent-data-dir");  // built in: no files needed
     const Dataset b = generate_synthetic(spec.name, *spec.synthetic);
     CHECK(a.name == name);

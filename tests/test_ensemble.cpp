@@ -20,16 +20,23 @@
 #include "methods/ensemble/erf_moments.hpp"
 #include "methods/ensemble/expected_error.hpp"
 #include "methods/registry.hpp"
-#include "test_helpers.hpp"
+#include "tests/support/errors.hpp"
+#include "tests/support/finite_difference.hpp"
+#include "tests/support/random.hpp"
+#include "tests/support/tolerance.hpp"
 
 namespace {
 
 using namespace bnn::ensemble;
+using bnn::normal_cdf;
+using bnn::normal_pdf;
+using bnn::test::close_to;
+using bnn::test::numeric_derivative;
+using bnn::test::numeric_gradient;
+using bnn::test::random_vector;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-double std_normal_pdf(double x) { return std::exp(-0.5 * x * x) / std::sqrt(2.0 * std::numbers::pi); }
 
 // E[g(a)] for a ~ N(mean, cov), 2-D, by a 100 x 100 Gauss-Legendre product rule over the
 // whitened variables on [-10, 10]^2 (the normal mass outside is below 1e-22).
@@ -40,9 +47,9 @@ double brute_force_2d(const Eigen::Vector2d& mean, const Eigen::Matrix2d& cov, G
   auto outer = [&](double e1) {
     auto inner = [&](double e2) {
       const Eigen::Vector2d a = mean + L * Eigen::Vector2d(e1, e2);
-      return std_normal_pdf(e2) * g(a[0], a[1]);
+      return normal_pdf(e2) * g(a[0], a[1]);
     };
-    return std_normal_pdf(e1) * gauss<double, 100>::integrate(inner, -10.0, 10.0);
+    return normal_pdf(e1) * gauss<double, 100>::integrate(inner, -10.0, 10.0);
   };
   return gauss<double, 100>::integrate(outer, -10.0, 10.0);
 }
@@ -52,13 +59,25 @@ template <class G>
 double brute_force_1d(double mean, double variance, G g) {
   using boost::math::quadrature::gauss;
   return gauss<double, 100>::integrate(
-      [&](double e) { return std_normal_pdf(e) * g(mean + std::sqrt(variance) * e); }, -10.0, 10.0);
+      [&](double e) { return normal_pdf(e) * g(mean + std::sqrt(variance) * e); }, -10.0, 10.0);
 }
 
 MatrixXd random_spd(Eigen::Index n, double scale, bnn::Rng& rng) {
-  MatrixXd A(n, n);
-  for (Eigen::Index i = 0; i < A.size(); ++i) A.data()[i] = bnn::standard_normal(rng);
-  return scale * (A * A.transpose() / static_cast<double>(n)) + 0.05 * scale * MatrixXd::Identity(n, n);
+  return bnn::test::random_spd(n, rng, scale, 0.05 * scale);
+}
+
+// The derivative of value(c) along the symmetric perturbation of the entries (r, s) and (s, r)
+// of the matrix c, by central differences with step h.
+template <class Matrix, class F>
+double symmetric_derivative(F value, const Matrix& c, int r, int s, double h) {
+  return numeric_derivative(
+      [&](double t) {
+        Matrix moved = c;
+        moved(r, s) += t;
+        if (r != s) moved(s, r) += t;
+        return value(moved);
+      },
+      0.0, h);
 }
 
 }  // namespace
@@ -71,19 +90,19 @@ TEST_CASE("bivariate normal CDF agrees with quadrature, including h = 0 and k = 
         using boost::math::quadrature::gauss_kronrod;
         const double r = std::sqrt(1.0 - rho * rho);
         const double expected = gauss_kronrod<double, 61>::integrate(
-            [&](double x) { return std_normal_pdf(x) * 0.5 * std::erfc(-(k - rho * x) / (r * std::numbers::sqrt2)); },
+            [&](double x) { return normal_pdf(x) * 0.5 * std::erfc(-(k - rho * x) / (r * std::numbers::sqrt2)); },
             -kInf, h, 15, 1e-14);
         CHECK(bivariate_normal_cdf(h, k, rho) == Approx(expected).margin(1e-13));
       }
 }
 
 TEST_CASE("bivariate normal CDF and erf pair tables at |rho| = 1 and beyond it by rounding", "[ensemble]") {
-  const auto phi = [](double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); };
   for (double h : {-1.3, 0.0, 0.4})
     for (double k : {-0.7, 0.0, 1.8}) {
-      CHECK(bivariate_normal_cdf(h, k, 1.0) == Approx(phi(std::min(h, k))).margin(1e-15));
+      CHECK(bivariate_normal_cdf(h, k, 1.0) == Approx(normal_cdf(std::min(h, k))).margin(1e-15));
       CHECK(bivariate_normal_cdf(h, k, 1.0 + 1e-16) == bivariate_normal_cdf(h, k, 1.0));
-      CHECK(bivariate_normal_cdf(h, k, -1.0) == Approx(std::max(0.0, phi(h) + phi(k) - 1.0)).margin(1e-15));
+      CHECK(bivariate_normal_cdf(h, k, -1.0) ==
+            Approx(std::max(0.0, normal_cdf(h) + normal_cdf(k) - 1.0)).margin(1e-15));
       // continuous with the regular branch
       CHECK(bivariate_normal_cdf(h, k, 1.0 - 1e-9) == Approx(bivariate_normal_cdf(h, k, 1.0)).margin(1e-4));
     }
@@ -138,8 +157,7 @@ TEST_CASE("product and linear terms: value by Monte Carlo, gradients by finite d
   const int samples = 400000;
   double sum = 0.0, sum_sq = 0.0;
   for (int s = 0; s < samples; ++s) {
-    Eigen::Vector4d e;
-    for (int i = 0; i < 4; ++i) e[i] = bnn::standard_normal(rng);
+    const Eigen::Vector4d e = random_vector(4, rng);
     const Eigen::Vector4d z = mean + L * e;
     const double g = z[0] * z[1] * erf_unit(z[2]) * erf_unit(z[3]);
     sum += g;
@@ -150,28 +168,20 @@ TEST_CASE("product and linear terms: value by Monte Carlo, gradients by finite d
 
   // Finite differences in the mean and in symmetric perturbations of the covariance.
   const double h = 1e-5;
-  for (int r = 0; r < 4; ++r) {
-    Eigen::Vector4d up = mean, down = mean;
-    up[r] += h;
-    down[r] -= h;
-    const double fd = (product_term(table_for(up, c4), up, c4, false).value -
-                       product_term(table_for(down, c4), down, c4, false).value) / (2 * h);
-    CHECK(term.d_mean[r] == Approx(fd).epsilon(1e-6).margin(1e-9));
+  const auto product_value = [&](const Eigen::Vector4d& m, const Eigen::Matrix4d& c) {
+    return product_term(table_for(m, c), m, c, false).value;
+  };
+  const Eigen::Vector4d fd_mean =
+      numeric_gradient([&](const Eigen::Vector4d& m) { return product_value(m, c4); }, mean, h);
+  CHECK(close_to(term.d_mean, fd_mean, 1e-6, 1e-9));
+  for (int r = 0; r < 4; ++r)
     for (int s = r; s < 4; ++s) {
-      Eigen::Matrix4d cu = c4, cd = c4;
-      cu(r, s) += h;
-      cd(r, s) -= h;
-      if (r != s) {
-        cu(s, r) += h;
-        cd(s, r) -= h;
-      }
-      const double fdc = (product_term(table_for(mean, cu), mean, cu, false).value -
-                          product_term(table_for(mean, cd), mean, cd, false).value) / (2 * h);
+      const double fdc =
+          symmetric_derivative([&](const Eigen::Matrix4d& c) { return product_value(mean, c); }, c4, r, s, h);
       const double analytic = r == s ? term.d_cov(r, r) : 2.0 * term.d_cov(r, s);
       INFO("cov entry " << r << "," << s);
       CHECK(analytic == Approx(fdc).epsilon(1e-6).margin(1e-9));
     }
-  }
 
   const Eigen::Vector2d m2(0.5, -0.6);
   Eigen::Matrix2d c2;
@@ -182,23 +192,13 @@ TEST_CASE("product and linear terms: value by Monte Carlo, gradients by finite d
   };
   const double expected = brute_force_2d(m2, c2, [](double v, double a) { return v * erf_unit(a); });
   CHECK(lin.value == Approx(expected).margin(1e-10));
-  for (int r = 0; r < 2; ++r) {
-    Eigen::Vector2d up = m2, down = m2;
-    up[r] += h;
-    down[r] -= h;
-    CHECK(lin.d_mean[r] == Approx((value2(up, c2) - value2(down, c2)) / (2 * h)).epsilon(1e-6));
+  CHECK(close_to(lin.d_mean, numeric_gradient([&](const Eigen::Vector2d& m) { return value2(m, c2); }, m2, h), 1e-6));
+  for (int r = 0; r < 2; ++r)
     for (int s = r; s < 2; ++s) {
-      Eigen::Matrix2d cu = c2, cd = c2;
-      cu(r, s) += h;
-      cd(r, s) -= h;
-      if (r != s) {
-        cu(s, r) += h;
-        cd(s, r) -= h;
-      }
       const double analytic = r == s ? lin.d_cov(r, r) : 2.0 * lin.d_cov(r, s);
-      CHECK(analytic == Approx((value2(m2, cu) - value2(m2, cd)) / (2 * h)).epsilon(1e-6).margin(1e-10));
+      const double fdc = symmetric_derivative([&](const Eigen::Matrix2d& c) { return value2(m2, c); }, c2, r, s, h);
+      CHECK(analytic == Approx(fdc).epsilon(1e-6).margin(1e-10));
     }
-  }
 }
 
 namespace {
@@ -238,8 +238,7 @@ TEST_CASE("<E_D> under Q equals a Monte Carlo average for every covariance form"
   for (const auto form : {CovarianceForm::full, CovarianceForm::factor, CovarianceForm::diagonal})
     for (const bool output_bias : {false, true}) {
       const Problem p = make_problem(d, 3, form, 2, output_bias);
-      VectorXd theta = VectorXd::Zero(p.parameterization.size());
-      for (Eigen::Index i = 0; i < theta.size(); ++i) theta[i] = 0.4 * bnn::standard_normal(rng);
+      VectorXd theta = random_vector(p.parameterization.size(), rng, 0.4);
       theta.segment(p.layout.size(), p.layout.size()).array() -= 1.0;  // sd about e^-1
       double log_det = 0.0;
       const GaussianQ q = p.parameterization.unpack(theta, log_det);
@@ -249,10 +248,8 @@ TEST_CASE("<E_D> under Q equals a Monte Carlo average for every covariance form"
       CHECK(log_det == Approx(2.0 * std::log(C.llt().matrixL().toDenseMatrix().diagonal().prod())).epsilon(1e-10));
       const int samples = 100000;
       double sum = 0.0, sum_sq = 0.0;
-      VectorXd e(p.layout.size());
       for (int s = 0; s < samples; ++s) {
-        for (Eigen::Index i = 0; i < e.size(); ++i) e[i] = bnn::standard_normal(rng);
-        const VectorXd w = q.mean + L * e;
+        const VectorXd w = q.mean + L * random_vector(p.layout.size(), rng);
         double ed = 0.0;
         for (Eigen::Index n = 0; n < d.y.size(); ++n) {
           const double r = network_output(p.layout, w, p.augmented_X.row(n)) - d.y[n];
@@ -274,8 +271,7 @@ TEST_CASE("bound gradient matches finite differences for every covariance form",
   for (const auto form : {CovarianceForm::full, CovarianceForm::factor, CovarianceForm::diagonal})
     for (const bool output_bias : {false, true}) {
       const Problem p = make_problem(d, 3, form, 2, output_bias);
-      VectorXd theta(p.parameterization.size());
-      for (Eigen::Index i = 0; i < theta.size(); ++i) theta[i] = 0.5 * bnn::standard_normal(rng);
+      VectorXd theta = random_vector(p.parameterization.size(), rng, 0.5);
       theta.segment(p.layout.size(), p.layout.size()).array() -= 1.0;
       VectorXd gradient, collapsed_gradient;
       negative_bound(p, theta, 2.5, 7.0, &gradient);
@@ -283,18 +279,13 @@ TEST_CASE("bound gradient matches finite differences for every covariance form",
       const Options options;
       negative_collapsed_bound(p, options, theta, &collapsed_gradient);
       const double h = 1e-6;
-      for (Eigen::Index i = 0; i < theta.size(); ++i) {
-        VectorXd up = theta, down = theta;
-        up[i] += h;
-        down[i] -= h;
-        const double fd = (negative_bound(p, up, 2.5, 7.0, nullptr) - negative_bound(p, down, 2.5, 7.0, nullptr)) / (2 * h);
-        const double fd_collapsed =
-            (negative_collapsed_bound(p, options, up, nullptr) - negative_collapsed_bound(p, options, down, nullptr)) /
-            (2 * h);
-        INFO("form " << static_cast<int>(form) << ", bias " << output_bias << ", parameter " << i);
-        CHECK(gradient[i] == Approx(fd).epsilon(1e-5).margin(1e-6));
-        CHECK(collapsed_gradient[i] == Approx(fd_collapsed).epsilon(1e-5).margin(1e-6));
-      }
+      const VectorXd fd =
+          numeric_gradient([&](const VectorXd& at) { return negative_bound(p, at, 2.5, 7.0, nullptr); }, theta, h);
+      const VectorXd fd_collapsed = numeric_gradient(
+          [&](const VectorXd& at) { return negative_collapsed_bound(p, options, at, nullptr); }, theta, h);
+      INFO("form " << static_cast<int>(form) << ", bias " << output_bias);
+      CHECK(close_to(gradient, fd, 1e-5, 1e-6));
+      CHECK(close_to(collapsed_gradient, fd_collapsed, 1e-5, 1e-6));
     }
 }
 
@@ -307,8 +298,7 @@ TEST_CASE("with the input weights known, the optimal Q over the output weights i
   const Problem p = make_problem(d, 3, CovarianceForm::full, 0, true);
   const Layout& layout = p.layout;
   const double alpha = 1.7, beta = 12.0;
-  VectorXd u(layout.hidden * layout.unit_inputs());
-  for (Eigen::Index i = 0; i < u.size(); ++i) u[i] = bnn::standard_normal(rng);
+  const VectorXd u = random_vector(layout.hidden * layout.unit_inputs(), rng);
   const int V = layout.hidden + 1;
   MatrixXd features(d.y.size(), V);
   for (Eigen::Index n = 0; n < d.y.size(); ++n) {
@@ -351,8 +341,7 @@ KnownInputWeights known_input_weights() {
   KnownInputWeights c;
   c.problem = make_problem(small_data(30, 2, rng), 3, CovarianceForm::full, 0, true);
   const Layout& layout = c.problem.layout;
-  c.input_mean.resize(layout.hidden * layout.unit_inputs());
-  for (Eigen::Index i = 0; i < c.input_mean.size(); ++i) c.input_mean[i] = bnn::standard_normal(rng);
+  c.input_mean = random_vector(layout.hidden * layout.unit_inputs(), rng);
   const Eigen::Index n = c.problem.targets.size();
   c.features.resize(n, layout.hidden + 1);
   for (Eigen::Index t = 0; t < n; ++t) {
@@ -471,8 +460,7 @@ TEST_CASE("the full bound F[Q, R, S] equals its closed form with Gamma R(alpha) 
   };
   bnn::Rng rng(19);
   for (int trial = 0; trial < 3; ++trial) {
-    VectorXd m_v(V);
-    for (Eigen::Index i = 0; i < V; ++i) m_v[i] = bnn::standard_normal(rng);
+    const VectorXd m_v = random_vector(V, rng);
     const MatrixXd C_v = random_spd(V, 0.05, rng);
     // |m|^2 + tr C and <E_D> = |y - Phi m_v|^2 / 2 + tr(Phi C_v Phi') / 2 in closed form.
     const double second = c.input_mean.squaredNorm() + static_cast<double>(ku) * input_variance + m_v.squaredNorm() +

@@ -13,21 +13,23 @@
 
 #include "datasets/src/data_error.hpp"
 #include "datasets/src/registry.hpp"
-#include "experiments/src/chain_traces.hpp"
-#include "experiments/src/plan.hpp"
-#include "experiments/src/progress.hpp"
-#include "experiments/src/reference.hpp"
-#include "experiments/src/report.hpp"
-#include "experiments/src/runner.hpp"
-#include "experiments/src/spec.hpp"
-#include "experiments/src/store.hpp"
+#include "experiments/src/artifacts/traced_points.hpp"
+#include "experiments/src/plot/artifact_figures.hpp"
+#include "experiments/src/plan/plan.hpp"
+#include "experiments/src/run/progress.hpp"
+#include "experiments/src/report/reference.hpp"
+#include "experiments/src/report/report.hpp"
+#include "experiments/src/run/runner.hpp"
+#include "experiments/src/spec/spec.hpp"
+#include "experiments/src/store/store.hpp"
 #include "datasets/src/dataset.hpp"
 #include "methods/core/rng.hpp"
 #include "methods/core/mlp.hpp"
 #include "methods/hmc/hmc.hpp"
 #include "methods/linear/linear.hpp"
 #include "methods/registry.hpp"
-#include "test_helpers.hpp"
+#include "tests/support/data_mirror.hpp"
+#include "tests/support/errors.hpp"
 
 namespace fs = std::filesystem;
 using namespace bnn;
@@ -36,10 +38,6 @@ using namespace bnn::exp;
 namespace {
 
 std::string scratch(const std::string& name) { return test::scratch_dir("experiments", name).string(); }
-
-data::DatasetRegistry shipped_registry() {
-  return data::DatasetRegistry::load({std::string(BNNBENCH_SOURCE_DIR) + "/datasets/registry.toml"});
-}
 
 std::string write(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
@@ -195,7 +193,7 @@ TEST_CASE("pooled statistics in report aggregation", "[report]") {
 }
 
 TEST_CASE("every shipped experiment spec parses and names known data sets", "[spec]") {
-  const auto registry = shipped_registry();
+  const auto& registry = test::shipped_registry();
   const auto files = experiment_files();
   REQUIRE(files.size() >= 5);
   for (const auto& f : files) {
@@ -263,7 +261,7 @@ TEST_CASE("malformed specs are errors naming file and line", "[spec]") {
 
 TEST_CASE("specs are checked against the registry: data sets, dataset_options, options", "[spec]") {
   const std::string dir = scratch("specs-registry");
-  const data::DatasetRegistry registry = shipped_registry();
+  const data::DatasetRegistry& registry = test::shipped_registry();
   const auto plan_error = [&](const std::string& text) {
     const std::string path = write(dir + "/s.toml", text);
     const ExperimentSpec spec = load_experiment(path);
@@ -326,7 +324,7 @@ TEST_CASE("settings given with --set override the spec", "[spec]") {
 }
 
 TEST_CASE("config identity and seeds", "[plan]") {
-  const auto registry = shipped_registry();
+  const auto& registry = test::shipped_registry();
   ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
   const auto& ds = registry.find("pbp-cubic");
   const ConfigIdentity a = config_identity(spec, spec.datasets[0], ds, spec.methods[0]);
@@ -346,7 +344,7 @@ TEST_CASE("config identity and seeds", "[plan]") {
 }
 
 TEST_CASE("plan of quickstart: same splits for every method, shards partition the jobs", "[plan]") {
-  const auto registry = shipped_registry();
+  const auto& registry = test::shipped_registry();
   const ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
   const Plan plan = make_plan(spec, registry, PlanOptions{});
   CHECK(plan.datasets.size() == 4);
@@ -369,7 +367,7 @@ TEST_CASE("plan of quickstart: same splits for every method, shards partition th
 }
 
 TEST_CASE("plan: a target transform is applied on loading and extends the config identity", "[plan]") {
-  const auto registry = shipped_registry();
+  const auto& registry = test::shipped_registry();
   ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
   PlanOptions only;
   only.only_datasets = {"epnn-case1"};
@@ -534,38 +532,47 @@ TEST_CASE("runner: NN-MC chains taken up by idle threads give the one-thread res
   check_same_results(run_nn_mc_jobs(2, 4, 1), run_nn_mc_jobs(2, 4, 2));
 }
 
-TEST_CASE("chain traces refit a run's NN-MC job exactly and reproduce its R-hat", "[runner]") {
+TEST_CASE("chain-traces artifact: a run's NN-MC job, its draws, and its R-hat to the bit", "[runner][artifacts]") {
   ExperimentSpec spec = small_spec();
   spec.methods[0].label = "nn-mc";
   spec.methods[0].method = "nn-mc";
   spec.methods[0].options = {{"hidden_layers", "3"}, {"chains", "3"}, {"warmup", "40"}, {"samples", "120"},
                              {"thin", "2"}, {"leapfrog_steps", "5"}, {"hyper_delay", "5"}};
+  spec.artifacts.push_back(ArtifactSpec{"chain-traces", {}, {}, {0}, std::nullopt});
   Plan plan = small_plan(spec);
+  for (Job& j : plan.jobs) {
+    j.params = spec.methods[0].options;
+    j.artifacts = artifact_requests(spec, j.key, j.key.dataset);
+  }
+  REQUIRE(plan.jobs.front().artifacts.size() == 1);  // split 0 only
+  REQUIRE(plan.jobs.back().artifacts.empty());
   const Job& job = plan.jobs.front();
-  plan.jobs.front().params = spec.methods[0].options;
   const JobRecord record = execute_job(spec, plan, job);
   REQUIRE(record.status == "ok");
+  CHECK(record.artifact_requests.at("chain-traces") == "kind=chain-traces");
   const auto stored = [&](const std::string& name) {
     const auto at = record.diagnostics.find(name + "=");
     REQUIRE(at != std::string::npos);
     return std::stod(record.diagnostics.substr(at + name.size() + 1));
   };
-
+  REQUIRE(record.artifacts.size() == 2);
+  const ArtifactTable& draws = record.artifacts[0];
+  const ArtifactTable& rhat = record.artifacts[1];
+  CHECK(draws.name == "chain_draws");
+  CHECK(rhat.name == "chain_rhat");
+  CHECK(draws.rows() == 3 * 20);  // 120 iterations over 3 chains, every 2nd kept
+  REQUIRE(rhat.rows() == static_cast<std::size_t>(record.n_test));
+  const TracedPoints traced = traced_points(rhat.column("rhat").numbers);
+  // the fit's own R-hat of the test predictions, to the bit: the same fit
+  CHECK(rhat.column("rhat").numbers[static_cast<std::size_t>(traced.worst)] == stored("rhat_pred_max"));
+  CHECK(rhat.column("rhat").numbers[static_cast<std::size_t>(traced.median)] == stored("rhat_pred_median"));
   const JobData data = prepare_job_data(plan, job);
+  CHECK(rhat.column("row").numbers[3] == static_cast<double>(data.test_rows[3]));
+
+  // A draw's training log-likelihood and test output from the network directly.
   Rng rng(job.seed);
   const std::unique_ptr<Model> model = find_method("nn-mc").fit(data.train, job.params, rng);
   const auto& mc = dynamic_cast<const hmc::Model&>(*model);
-  const exp::ChainTraces traces = chain_traces(mc, data.train, data.X_test);
-  REQUIRE(traces.outputs.size() == 3);
-  REQUIRE(traces.rhat.size() == static_cast<std::size_t>(data.X_test.rows()));
-  for (std::size_t c = 0; c < 3; ++c) {
-    CHECK(traces.log_likelihood[c].size() == 20);  // 120 iterations over 3 chains, every 2nd kept
-    CHECK(traces.outputs[c].rows() == 20);
-  }
-  // the run's R-hat of the test predictions, to the bit: the same fit
-  CHECK(traces.rhat[static_cast<std::size_t>(traces.worst)] == stored("rhat_pred_max"));
-  CHECK(traces.rhat[static_cast<std::size_t>(traces.median)] == stored("rhat_pred_median"));
-  // a draw's training log-likelihood and test output from the network directly
   const hmc::Draw& draw = mc.chains()[1][7];
   MlpWorkspace ws;
   Eigen::VectorXd f;
@@ -573,12 +580,16 @@ TEST_CASE("chain traces refit a run's NN-MC job exactly and reproduce its R-hat"
   const double n = static_cast<double>(f.size());
   const double log_likelihood = -0.5 * n * std::log(2.0 * std::numbers::pi * draw.noise_variance) -
                                 0.5 * (f - data.train.y).squaredNorm() / draw.noise_variance;
-  CHECK(traces.log_likelihood[1][7] == Approx(log_likelihood).epsilon(1e-12));
-  CHECK(traces.noise_sd[1][7] == Approx(std::sqrt(draw.noise_variance)).epsilon(1e-15));
+  const std::size_t row = 20 + 7;  // chain 2, kept draw 8
+  CHECK(draws.column("chain").numbers[row] == 2.0);
+  CHECK(draws.column("draw").numbers[row] == 8.0);
+  CHECK(draws.column("log_likelihood").numbers[row] == Approx(log_likelihood).epsilon(1e-12));
+  CHECK(draws.column("noise_sd").numbers[row] == Approx(std::sqrt(draw.noise_variance)).epsilon(1e-15));
   mlp_outputs(mc.shape(), draw.theta, data.X_test, ws, f);
-  CHECK(traces.outputs[1](7, traces.worst) == f[traces.worst]);
+  CHECK(draws.column("f_largest_rhat").numbers[row] == f[traced.worst]);
+  CHECK(draws.column("f_median_rhat").numbers[row] == f[traced.median]);
 
-  const std::string svg = plot::render_svg(chain_trace_figure(traces, "traces", {"a note"}));
+  const std::string svg = plot::render_svg(chain_trace_figure(draws, rhat, "traces", {"a note"}));
   std::size_t lines = 0;
   for (auto at = svg.find("<polyline "); at != std::string::npos; at = svg.find("<polyline ", at + 1)) ++lines;
   CHECK(lines == 4 * 3);  // four panels, a line per chain
@@ -807,7 +818,7 @@ TEST_CASE("store merge: a finished job replaces a failed one, never the reverse"
 }
 
 TEST_CASE("report rel_time: CPU seconds relative to the reference method, wall time as fallback", "[report]") {
-  const auto registry = shipped_registry();
+  const auto& registry = test::shipped_registry();
   ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
   spec.datasets.resize(1);  // pbp-cubic
   REQUIRE(spec.methods.size() == 2);  // linear, linear-evidence
@@ -882,7 +893,7 @@ TEST_CASE("report rel_time: CPU seconds relative to the reference method, wall t
 }
 
 TEST_CASE("reference numbers are read as the specs describe", "[report]") {
-  const auto registry = shipped_registry();
+  const auto& registry = test::shipped_registry();
   const ExperimentSpec pbp = load_experiment(find_experiment_file("pbp-table1"));
   const ReferenceValues r = load_reference(pbp, registry);
   CHECK(r.at({"boston", "pbp", "rmse"}).value == Approx(3.014));
@@ -914,7 +925,7 @@ TEST_CASE("reference numbers are read as the specs describe", "[report]") {
 }
 
 TEST_CASE("report marks differences beyond two combined standard errors", "[report]") {
-  const auto registry = shipped_registry();
+  const auto& registry = test::shipped_registry();
   ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
   spec.datasets.resize(1);  // pbp-cubic
   spec.methods.resize(1);
@@ -1014,7 +1025,7 @@ TEST_CASE("figure grids: product and one-at-a-time", "[grid]") {
 }
 
 TEST_CASE("figure experiment: trained on all rows, predictions stored on the grid", "[grid]") {
-  const auto registry = shipped_registry();
+  const auto& registry = test::shipped_registry();
   const ExperimentSpec spec = load_experiment(find_experiment_file("epnn-case3"));
   REQUIRE(spec.grid);
   PlanOptions only;

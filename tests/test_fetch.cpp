@@ -31,6 +31,7 @@
 
 #include "datasets/src/fetch.hpp"
 #include "datasets/src/registry.hpp"
+#include "tests/support/data_mirror.hpp"
 
 namespace fs = std::filesystem;
 using bnn::data::DatasetRegistry;
@@ -82,7 +83,7 @@ bool has_temporary_files(const fs::path& dir) {
 // The per-process root of all scratch folders of these tests (ctest may run test cases in
 // parallel, each in its own process).
 fs::path process_scratch() {
-  return fs::path(BNNBENCH_TEST_SCRATCH) / ("fetch-" + std::to_string(::getpid()));
+  return bnn::test::scratch_root() / ("fetch-" + std::to_string(::getpid()));
 }
 
 // A per-test folder under the process scratch root, removed at the end.

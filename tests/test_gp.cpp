@@ -15,19 +15,19 @@
 #include "methods/gp/nn_kernel.hpp"
 #include "methods/gp/vectorized_asin.hpp"
 #include "methods/registry.hpp"
-#include "test_helpers.hpp"
+#include "tests/support/finite_difference.hpp"
+#include "tests/support/fit_report.hpp"
+#include "tests/support/random.hpp"
+#include "tests/support/tolerance.hpp"
 
 using namespace bnn;
 using namespace bnn::gp;
+using bnn::test::close_to;
+using bnn::test::numeric_derivative;
+using bnn::test::numeric_gradient;
+using bnn::test::random_matrix;
 
 namespace {
-
-Eigen::MatrixXd random_inputs(Eigen::Index n, Eigen::Index d, Rng& rng) {
-  Eigen::MatrixXd X(n, d);
-  for (Eigen::Index i = 0; i < n; ++i)
-    for (Eigen::Index j = 0; j < d; ++j) X(i, j) = standard_normal(rng);
-  return X;
-}
 
 NnKernelParams params(Eigen::Index d) {
   NnKernelParams p;
@@ -43,7 +43,7 @@ Eigen::MatrixXd full_kernel(const Eigen::MatrixXd& X, const NnKernelParams& p) {
 }
 
 RegressionData sine_data(Eigen::Index n, Eigen::Index d, Rng& rng) {
-  RegressionData data{random_inputs(n, d, rng), Eigen::VectorXd(n)};
+  RegressionData data{random_matrix(n, d, rng), Eigen::VectorXd(n)};
   for (Eigen::Index i = 0; i < n; ++i) data.y[i] = std::sin(1.5 * data.X(i, 0)) + 0.1 * standard_normal(rng);
   return data;
 }
@@ -55,7 +55,7 @@ TEST_CASE("NN kernel equals the covariance of a wide random erf network", "[gp]"
   Rng rng(1);
   const Eigen::Index d = 3;
   const NnKernelParams p = params(d);
-  const Eigen::MatrixXd X = random_inputs(4, d, rng);
+  const Eigen::MatrixXd X = random_matrix(4, d, rng);
   const Eigen::MatrixXd K = full_kernel(X, p);
   const long samples = 400000;
   Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(4, 4), sum_sq = Eigen::MatrixXd::Zero(4, 4);
@@ -84,7 +84,7 @@ TEST_CASE("NN kernel equals the covariance of a wide random erf network", "[gp]"
 TEST_CASE("NN kernel matrix is positive semi-definite", "[gp]") {
   Rng rng(2);
   for (int trial = 0; trial < 5; ++trial) {
-    const Eigen::MatrixXd X = random_inputs(60, 4, rng) * (1.0 + trial);
+    const Eigen::MatrixXd X = random_matrix(60, 4, rng) * (1.0 + trial);
     const Eigen::MatrixXd K = full_kernel(X, params(4));
     const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(K);
     CHECK(eig.eigenvalues().minCoeff() > -1e-10 * eig.eigenvalues().maxCoeff());
@@ -115,7 +115,7 @@ TEST_CASE("inverse from the Cholesky factor equals the dense inverse", "[gp]") {
   Rng rng(9);
   // 1 and 32: one direct block; 33, 200: the recursion with uneven halves; 1000: dpotri.
   for (Eigen::Index n : {1, 32, 33, 200, 1000}) {
-    const Eigen::MatrixXd A = random_inputs(n, n, rng);
+    const Eigen::MatrixXd A = random_matrix(n, n, rng);
     Eigen::MatrixXd C = A * A.transpose() / static_cast<double>(n);
     C.diagonal().array() += 0.5;
     Eigen::MatrixXd inverse = C;
@@ -133,7 +133,7 @@ TEST_CASE("LAPACK Cholesky and inverse called from two threads at once equal the
   // of these 2000 calls at n = 128, some at 64).
   Rng rng(21);
   for (Eigen::Index n : {64, 128, 200}) {
-    const Eigen::MatrixXd A = random_inputs(n, n, rng);
+    const Eigen::MatrixXd A = random_matrix(n, n, rng);
     Eigen::MatrixXd C = A * A.transpose() / static_cast<double>(n);
     C.diagonal().array() += 0.5;
     Eigen::MatrixXd reference = C;
@@ -157,25 +157,31 @@ TEST_CASE("NN kernel contraction matches finite differences of sum W o K", "[gp]
   // sum_ij W_ij k_ij for a random symmetric W, differentiated in log S_00 and log S_kk.
   Rng rng(10);
   const Eigen::Index n = 70, d = 4;
-  const Eigen::MatrixXd X = random_inputs(n, d, rng);
-  const Eigen::MatrixXd A = random_inputs(n, n, rng);
+  const Eigen::MatrixXd X = random_matrix(n, d, rng);
+  const Eigen::MatrixXd A = random_matrix(n, n, rng);
   const Eigen::MatrixXd W = A + A.transpose();
   const NnKernelParams p = params(d);
   const auto contracted = [&](const NnKernelParams& q) { return W.cwiseProduct(full_kernel(X, q)).sum(); };
   Eigen::MatrixXd W_lower = W;
   const NnKernelGradient g = nn_kernel_contract(X, p, nn_kernel_terms(X, p), W_lower);
+  // Differences in log S: the variances scaled by exp(+-step).
   const double step = 1e-5;
-  NnKernelParams plus = p, minus = p;
-  plus.bias_variance *= std::exp(step);
-  minus.bias_variance *= std::exp(-step);
-  const double fd_bias = (contracted(plus) - contracted(minus)) / (2 * step);
+  const double fd_bias = numeric_derivative(
+      [&](double log_scale) {
+        NnKernelParams moved = p;
+        moved.bias_variance *= std::exp(log_scale);
+        return contracted(moved);
+      },
+      0.0, step);
   CHECK(g.log_bias_variance == Approx(fd_bias).epsilon(1e-6));
   for (Eigen::Index k = 0; k < d; ++k) {
-    plus = p;
-    minus = p;
-    plus.input_variances[k] *= std::exp(step);
-    minus.input_variances[k] *= std::exp(-step);
-    const double fd = (contracted(plus) - contracted(minus)) / (2 * step);
+    const double fd = numeric_derivative(
+        [&](double log_scale) {
+          NnKernelParams moved = p;
+          moved.input_variances[k] *= std::exp(log_scale);
+          return contracted(moved);
+        },
+        0.0, step);
     INFO("input " << k);
     CHECK(g.log_input_variances[k] == Approx(fd).epsilon(1e-6));
   }
@@ -193,17 +199,13 @@ TEST_CASE("log marginal likelihood gradient matches finite differences", "[gp]")
       const Eigen::VectorXd theta = to_log_vector(h, ard);
       const Evidence e = log_marginal_likelihood(data.X, data.y, theta, ard);
       REQUIRE(e.ok);
-      for (Eigen::Index k = 0; k < theta.size(); ++k) {
-        const double step = 1e-5;
-        Eigen::VectorXd plus = theta, minus = theta;
-        plus[k] += step;
-        minus[k] -= step;
-        const double fd = (log_marginal_likelihood(data.X, data.y, plus, ard, false).log_marginal_likelihood -
-                           log_marginal_likelihood(data.X, data.y, minus, ard, false).log_marginal_likelihood) /
-                          (2 * step);
-        INFO("n " << n << ", ard " << ard << ", parameter " << k << ": analytic " << e.gradient[k] << ", numeric " << fd);
-        CHECK(std::abs(e.gradient[k] - fd) <= 1e-6 * std::max(1.0, std::abs(fd)));
-      }
+      const Eigen::VectorXd fd = numeric_gradient(
+          [&](const Eigen::VectorXd& at) {
+            return log_marginal_likelihood(data.X, data.y, at, ard, false).log_marginal_likelihood;
+          },
+          theta, 1e-5);
+      INFO("n " << n << ", ard " << ard);
+      CHECK(close_to(e.gradient, fd, 1e-6, 1e-6));
     }
   }
 }
@@ -226,7 +228,7 @@ TEST_CASE("log marginal likelihood equals the dense Gaussian density", "[gp]") {
 TEST_CASE("GP predictions equal a direct dense solve", "[gp]") {
   Rng rng(5);
   const RegressionData data = sine_data(40, 2, rng);
-  const Eigen::MatrixXd X_test = random_inputs(7, 2, rng);
+  const Eigen::MatrixXd X_test = random_matrix(7, 2, rng);
   Hyperparameters h;
   h.kernel = params(2);
   h.noise_variance = 0.03;

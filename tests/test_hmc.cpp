@@ -17,10 +17,14 @@
 #include "methods/hmc/hmc.hpp"
 #include "methods/hmc/sampler.hpp"
 #include "methods/registry.hpp"
-#include "test_helpers.hpp"
+#include "tests/support/finite_difference.hpp"
+#include "tests/support/fit_report.hpp"
+#include "tests/support/random.hpp"
+#include "tests/support/tolerance.hpp"
 
 using namespace bnn;
 using namespace bnn::hmc;
+using bnn::test::random_vector;
 
 namespace {
 
@@ -31,12 +35,6 @@ RegressionData toy_data(Eigen::Index n, Eigen::Index d, Rng& rng) {
     data.y[i] = std::sin(data.X(i, 0)) + 0.5 * data.X(i, d - 1) + 0.1 * standard_normal(rng);
   }
   return data;
-}
-
-Eigen::VectorXd random_vector(Eigen::Index size, double sd, Rng& rng) {
-  Eigen::VectorXd v(size);
-  for (Eigen::Index i = 0; i < size; ++i) v[i] = sd * standard_normal(rng);
-  return v;
 }
 
 }  // namespace
@@ -50,20 +48,15 @@ TEST_CASE("mlp gradient matches central finite differences", "[hmc]") {
     for (const auto& [activation, hidden] : std::vector<std::pair<std::string, std::vector<int>>>{
              {"tanh", {}}, {"tanh", {5}}, {"erf", {4}}, {"relu", {4}}, {"tanh", {4, 3}}, {"relu", {3, 3}}}) {
       const MlpShape shape{3, hidden, parse_activation(activation, "test")};
-      const Eigen::VectorXd theta = random_vector(shape.parameter_count(), 0.7, rng);
+      const Eigen::VectorXd theta = random_vector(shape.parameter_count(), rng, 0.7);
       MlpWorkspace ws;
       Eigen::VectorXd gradient;
       mlp_squared_error(shape, theta, data.X, data.y, ws, &gradient);
-      const double h = 1e-6;
-      for (Eigen::Index i = 0; i < theta.size(); ++i) {
-        Eigen::VectorXd plus = theta, minus = theta;
-        plus[i] += h;
-        minus[i] -= h;
-        const double fd = (mlp_squared_error(shape, plus, data.X, data.y, ws, nullptr) -
-                           mlp_squared_error(shape, minus, data.X, data.y, ws, nullptr)) / (2.0 * h);
-        INFO(activation << " layers " << hidden.size() << " points " << n << " parameter " << i);
-        CHECK(gradient[i] == Approx(fd).epsilon(1e-5).margin(1e-7));
-      }
+      const Eigen::VectorXd fd = test::numeric_gradient(
+          [&](const Eigen::VectorXd& at) { return mlp_squared_error(shape, at, data.X, data.y, ws, nullptr); }, theta,
+          1e-6);
+      INFO(activation << " layers " << hidden.size() << " points " << n);
+      CHECK(test::close_to(gradient, fd, 1e-5, 1e-7));
     }
   }
 }
@@ -71,7 +64,7 @@ TEST_CASE("mlp gradient matches central finite differences", "[hmc]") {
 TEST_CASE("mlp outputs agree with a direct evaluation", "[hmc]") {
   Rng rng(3);
   const MlpShape shape{2, {3}, Activation::tanh};
-  const Eigen::VectorXd theta = random_vector(shape.parameter_count(), 1.0, rng);
+  const Eigen::VectorXd theta = random_vector(shape.parameter_count(), rng);
   Eigen::MatrixXd X(1, 2);
   X << 0.3, -1.2;
   MlpWorkspace ws;
@@ -89,7 +82,7 @@ TEST_CASE("mlp outputs of a point do not depend on the other points", "[hmc]") {
   const RegressionData data = toy_data(37, 4, rng);
   for (const Activation activation : {Activation::tanh, Activation::relu, Activation::erf}) {
     const MlpShape shape{4, {6, 3}, activation};
-    const Eigen::VectorXd theta = random_vector(shape.parameter_count(), 0.8, rng);
+    const Eigen::VectorXd theta = random_vector(shape.parameter_count(), rng, 0.8);
     MlpWorkspace ws;
     Eigen::VectorXd all, one;
     mlp_outputs(shape, theta, data.X, ws, all);
@@ -159,8 +152,8 @@ TEST_CASE("leapfrog is reversible and its energy error shrinks as eps^2", "[hmc]
   };
   const Eigen::VectorXd inverse_metric = Eigen::VectorXd::Constant(shape.parameter_count(), 0.05);
   PhasePoint start;
-  start.q = random_vector(shape.parameter_count(), 0.5, rng);
-  start.p = random_vector(shape.parameter_count(), 3.0, rng);
+  start.q = random_vector(shape.parameter_count(), rng, 0.5);
+  start.p = random_vector(shape.parameter_count(), rng, 3.0);
   start.potential = U(start.q, start.gradient);
 
   PhasePoint s = start;
@@ -196,7 +189,7 @@ TEST_CASE("Neal's curvature is the exact Hessian diagonal of a linear model", "[
   design << data.X, Eigen::VectorXd::Ones(25);
   const Eigen::VectorXd exact = noise_precision * design.colwise().squaredNorm().transpose() +
                                 groups.multiplier * 2.5;
-  for (Eigen::Index i = 0; i < 4; ++i) CHECK(c[i] == Approx(exact[i]).epsilon(1e-12));
+  CHECK(test::close_to(c, exact, 1e-12));
 }
 
 TEST_CASE("prior groups follow the ARD, layer and shared structures", "[hmc]") {
@@ -226,7 +219,7 @@ TEST_CASE("Gibbs precision draws follow their Gamma conditional", "[hmc]") {
   // branch of gamma_draw that boosts the shape by one
   groups.shape[groups.group.back()] = 0.1;
   Rng rng(21);
-  const Eigen::VectorXd theta = random_vector(shape.parameter_count(), 0.8, rng);
+  const Eigen::VectorXd theta = random_vector(shape.parameter_count(), rng, 0.8);
   Eigen::VectorXd count = Eigen::VectorXd::Zero(groups.shape.size()), ss = count;
   for (Eigen::Index i = 0; i < theta.size(); ++i) {
     count[groups.group[i]] += 1;

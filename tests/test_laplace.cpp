@@ -15,23 +15,24 @@
 #include "methods/laplace/laplace.hpp"
 #include "methods/core/two_layer_network.hpp"
 #include "methods/registry.hpp"
-#include "test_helpers.hpp"
+#include "tests/support/errors.hpp"
+#include "tests/support/finite_difference.hpp"
+#include "tests/support/fit_report.hpp"
+#include "tests/support/random.hpp"
+#include "tests/support/tolerance.hpp"
 
 using namespace bnn;
 using namespace bnn::laplace;
+using bnn::test::close_in_max_norm;
+using bnn::test::diagnostic;
 using bnn::test::invalid_argument_message;
+using bnn::test::numeric_gradient;
+using bnn::test::numeric_jacobian;
+using bnn::test::random_matrix;
+using bnn::test::random_vector;
 using Catch::Matchers::Contains;
 
 namespace {
-
-Eigen::MatrixXd random_matrix(Eigen::Index rows, Eigen::Index cols, Rng& rng) {
-  Eigen::MatrixXd M(rows, cols);
-  for (Eigen::Index i = 0; i < rows; ++i)
-    for (Eigen::Index j = 0; j < cols; ++j) M(i, j) = standard_normal(rng);
-  return M;
-}
-
-Eigen::VectorXd random_vector(Eigen::Index n, Rng& rng) { return random_matrix(n, 1, rng); }
 
 // y = sin(2x) + 0.1 noise, x uniform on [-2, 2].
 RegressionData sine_data(Eigen::Index n, Rng& rng) {
@@ -41,23 +42,6 @@ RegressionData sine_data(Eigen::Index n, Rng& rng) {
     d.y[i] = std::sin(2.0 * d.X(i, 0)) + 0.1 * standard_normal(rng);
   }
   return d;
-}
-
-double max_abs(const Eigen::MatrixXd& M) { return M.cwiseAbs().maxCoeff(); }
-
-// Central differences of a vector function of w, one column per weight.
-template <class F>
-Eigen::MatrixXd central_differences(F f, const Eigen::VectorXd& w, double step) {
-  Eigen::MatrixXd out;
-  for (Eigen::Index k = 0; k < w.size(); ++k) {
-    Eigen::VectorXd plus = w, minus = w;
-    plus[k] += step;
-    minus[k] -= step;
-    const Eigen::VectorXd column = (f(plus) - f(minus)) / (2.0 * step);
-    if (k == 0) out.resize(column.size(), w.size());
-    out.col(k) = column;
-  }
-  return out;
 }
 
 const char* activation_name(Activation a) { return a == Activation::erf ? "erf" : "tanh"; }
@@ -116,13 +100,6 @@ std::pair<double, double> brute_force_maximizer(Objective objective) {
   return {std::exp(profile_argmax(log_beta)), std::exp(log_beta)};
 }
 
-double diagnostic(const bnn::Model& model, const std::string& name) {
-  for (const auto& [key, value] : model.report().diagnostics)
-    if (key == name) return value;
-  FAIL("no diagnostic " << name);
-  return 0.0;
-}
-
 }  // namespace
 
 TEST_CASE("network gradient, Jacobian and exact Hessian match central differences", "[laplace]") {
@@ -139,31 +116,30 @@ TEST_CASE("network gradient, Jacobian and exact Hessian match central difference
 
         Eigen::VectorXd gradient;
         squared_error(shape, w, X, y, &gradient);
-        const Eigen::MatrixXd fd_gradient = central_differences(
-            [&](const Eigen::VectorXd& v) { return Eigen::VectorXd::Constant(1, squared_error(shape, v, X, y)); }, w,
-            1e-5);
-        CHECK(max_abs(gradient.transpose() - fd_gradient) < 1e-6 * max_abs(fd_gradient));
+        const Eigen::VectorXd fd_gradient =
+            numeric_gradient([&](const Eigen::VectorXd& v) { return squared_error(shape, v, X, y); }, w, 1e-5);
+        CHECK(close_in_max_norm(gradient, fd_gradient, 1e-6));
 
         const Eigen::MatrixXd J = network_jacobian(shape, w, X);
         const Eigen::MatrixXd fd_jacobian =
-            central_differences([&](const Eigen::VectorXd& v) { return network_outputs(shape, v, X); }, w, 1e-5);
-        CHECK(max_abs(J - fd_jacobian) < 1e-6 * max_abs(fd_jacobian));
+            numeric_jacobian([&](const Eigen::VectorXd& v) { return network_outputs(shape, v, X); }, w, 1e-5);
+        CHECK(close_in_max_norm(J, fd_jacobian, 1e-6));
 
         const Eigen::MatrixXd H = squared_error_hessian(shape, w, X, y);
-        const Eigen::MatrixXd fd_hessian = central_differences(
+        const Eigen::MatrixXd fd_hessian = numeric_jacobian(
             [&](const Eigen::VectorXd& v) {
               Eigen::VectorXd g;
               squared_error(shape, v, X, y, &g);
               return g;
             },
             w, 1e-5);
-        CHECK(max_abs(H - H.transpose()) <= 1e-12 * max_abs(H));
-        CHECK(max_abs(H - fd_hessian) < 1e-6 * max_abs(fd_hessian));
+        CHECK(close_in_max_norm(H, H.transpose(), 1e-12));
+        CHECK(close_in_max_norm(H, fd_hessian, 1e-6));
         // The residual term matters here: the Gauss-Newton part alone is visibly different.
-        CHECK(max_abs(J.transpose() * J - fd_hessian) > 1e-2 * max_abs(fd_hessian));
+        CHECK_FALSE(close_in_max_norm(J.transpose() * J, fd_hessian, 1e-2));
 
-        CHECK(max_abs(gauss_newton_diagonal(shape, w, X) - (J.transpose() * J).diagonal()) <
-              1e-12 * max_abs(J.transpose() * J));
+        const Eigen::MatrixXd gauss_newton = J.transpose() * J;
+        CHECK(close_in_max_norm(gauss_newton_diagonal(shape, w, X), gauss_newton.diagonal(), 1e-12));
       }
 }
 
@@ -244,8 +220,8 @@ TEST_CASE("linearized predictive variance and log evidence equal a dense computa
     // A = beta H_D + alpha I with H_D from differences of the gradient (or the Gauss-Newton
     // diagonal from differences of the outputs), inverted densely.
     const Eigen::MatrixXd J_train =
-        central_differences([&](const Eigen::VectorXd& v) { return network_outputs(shape, v, train.X); }, w, 1e-5);
-    Eigen::MatrixXd H = hessian == "exact" ? central_differences(
+        numeric_jacobian([&](const Eigen::VectorXd& v) { return network_outputs(shape, v, train.X); }, w, 1e-5);
+    Eigen::MatrixXd H = hessian == "exact" ? numeric_jacobian(
                                                  [&](const Eigen::VectorXd& v) {
                                                    Eigen::VectorXd g;
                                                    squared_error(shape, v, train.X, train.y, &g);
@@ -258,7 +234,7 @@ TEST_CASE("linearized predictive variance and log evidence equal a dense computa
     A.diagonal().array() += post.alpha;
     const Eigen::FullPivLU<Eigen::MatrixXd> lu(A);
     const Eigen::MatrixXd G =
-        central_differences([&](const Eigen::VectorXd& v) { return network_outputs(shape, v, X_test); }, w, 1e-5);
+        numeric_jacobian([&](const Eigen::VectorXd& v) { return network_outputs(shape, v, X_test); }, w, 1e-5);
     const auto pred = model.predict(X_test);
     for (Eigen::Index i = 0; i < X_test.rows(); ++i) {
       const Eigen::VectorXd g = G.row(i).transpose();
@@ -271,7 +247,7 @@ TEST_CASE("linearized predictive variance and log evidence equal a dense computa
                                 0.5 * k * std::log(post.alpha) + 0.5 * n * std::log(post.beta) -
                                 0.5 * n * std::log(2.0 * std::numbers::pi);
     CHECK(post.log_evidence == Approx(log_evidence).epsilon(1e-8));
-    CHECK(diagnostic(model, "log_evidence") == post.log_evidence);
+    CHECK(diagnostic(model.report(), "log_evidence") == post.log_evidence);
   }
 }
 
@@ -310,7 +286,7 @@ TEST_CASE("laplace and laplace-diag fit a smooth 1-D function with calibrated in
     const double rmse = std::sqrt(squared / static_cast<double>(test.X.rows()));
     const double coverage = covered / static_cast<double>(test.X.rows());
     INFO("status " << to_string(model->report().status) << " " << model->report().message << "; rmse " << rmse
-                   << ", coverage " << coverage << ", beta " << diagnostic(*model, "beta"));
+                   << ", coverage " << coverage << ", beta " << diagnostic(model->report(), "beta"));
     CHECK(model->report().status == FitStatus::ok);
     CHECK(rmse < 0.2);
     CHECK(coverage >= 0.8);
@@ -318,11 +294,11 @@ TEST_CASE("laplace and laplace-diag fit a smooth 1-D function with calibrated in
     // The noise estimate is near the true 0.1 sd (the diagonal curvature counts nearly every
     // weight as well determined, so gamma is high and beta low), and alpha sits at MacKay's
     // fixed point.
-    const double noise_sd = 1.0 / std::sqrt(diagnostic(*model, "beta"));
+    const double noise_sd = 1.0 / std::sqrt(diagnostic(model->report(), "beta"));
     if (std::string(name) == "laplace") CHECK(noise_sd == Approx(0.1).epsilon(0.3));
     else CHECK(noise_sd == Approx(0.1).epsilon(0.6));
-    CHECK(diagnostic(*model, "alpha") ==
-          Approx(diagnostic(*model, "gamma") / diagnostic(*model, "weight_norm2")).epsilon(1e-3));
+    CHECK(diagnostic(model->report(), "alpha") ==
+          Approx(diagnostic(model->report(), "gamma") / diagnostic(model->report(), "weight_norm2")).epsilon(1e-3));
   }
 }
 
@@ -335,7 +311,7 @@ TEST_CASE("laplace-diag with more weights than points keeps beta when gamma reac
   const auto model = find_method("laplace-diag").fit(train, {}, rng);
   INFO(model->report().message);
   CHECK(model->report().status != FitStatus::numerical_error);
-  CHECK(diagnostic(*model, "beta_kept") > 0);
+  CHECK(diagnostic(model->report(), "beta_kept") > 0);
   REQUIRE(!model->report().warnings.empty());
   CHECK_THAT(model->report().warnings[0], Contains("gamma reached the number of points"));
   const auto pred = model->predict(train.X);

@@ -5,7 +5,6 @@
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <catch2/catch.hpp>
 
-#include "test_helpers.hpp"
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
 #include <cmath>
@@ -15,10 +14,13 @@
 #include <string>
 
 #include "methods/core/model.hpp"
+#include "methods/core/normal.hpp"
 #include "methods/core/predictive.hpp"
 #include "methods/core/rng.hpp"
 #include "methods/linear/linear.hpp"
 #include "methods/registry.hpp"
+#include "tests/support/errors.hpp"
+#include "tests/support/fit_report.hpp"
 
 namespace {
 
@@ -44,10 +46,6 @@ bnn::RegressionData tiny_data() {
 
 double log_gamma_density(double tau, double shape, double rate) {
   return shape * std::log(rate) - std::lgamma(shape) + (shape - 1.0) * std::log(tau) - rate * tau;
-}
-
-double log_normal_density(double y, double mean, double variance) {
-  return -0.5 * std::log(2.0 * std::numbers::pi * variance) - 0.5 * (y - mean) * (y - mean) / variance;
 }
 
 // Integral over tau in (0, inf) of exp(log_f(tau)), scaled by exp(-offset) for range safety;
@@ -208,8 +206,7 @@ TEST_CASE("linear predictive density equals the tau-mixture of Gaussians", "[lin
       INFO("y = " << y);
       const double brute = log_integral_over_tau(
           [&](double tau) {
-            return log_normal_density(y, loc, factor / tau) +
-                   log_gamma_density(tau, s.shape, s.rate);
+            return bnn::normal_log_pdf(y, loc, factor / tau) + log_gamma_density(tau, s.shape, s.rate);
           },
           0.0);
       CHECK(pred->log_density(0, y) == Approx(brute).epsilon(1e-9));
@@ -229,8 +226,7 @@ TEST_CASE("linear predictive density equals the tau-mixture of Gaussians", "[lin
       INFO("y = " << y);
       const double brute = log_integral_over_tau(
           [&](double tau) {
-            return log_normal_density(y, loc, factor / tau) +
-                   log_gamma_density(tau, post.shape, post.rate);
+            return bnn::normal_log_pdf(y, loc, factor / tau) + log_gamma_density(tau, post.shape, post.rate);
           },
           0.0);
       CHECK(pred->log_density(0, y) == Approx(brute).epsilon(1e-9));
@@ -285,9 +281,9 @@ TEST_CASE("linear log evidence equals a 2-D integral over weight and noise preci
   const double alpha = o.prior_precision;
   const auto s = scalar_posterior(d, alpha, o.noise_shape, o.noise_rate);
   const auto log_joint = [&](double w, double tau) {
-    double value = log_normal_density(w, 0.0, 1.0 / (alpha * tau)) +
+    double value = bnn::normal_log_pdf(w, 0.0, 1.0 / (alpha * tau)) +
                    log_gamma_density(tau, o.noise_shape, o.noise_rate);
-    for (int i = 0; i < 4; ++i) value += log_normal_density(d.y[i], w * d.X(i, 0), 1.0 / tau);
+    for (int i = 0; i < 4; ++i) value += bnn::normal_log_pdf(d.y[i], w * d.X(i, 0), 1.0 / tau);
     return value;
   };
   const double offset = log_joint(s.mean, s.shape / s.rate);

@@ -13,10 +13,13 @@
 #include "methods/nnep/nnep.hpp"
 #include "methods/nnep/output_site.hpp"
 #include "methods/registry.hpp"
-#include "test_helpers.hpp"
+#include "tests/support/errors.hpp"
+#include "tests/support/fit_report.hpp"
+#include "tests/support/random.hpp"
 
 using namespace bnn;
 using namespace bnn::nnep;
+using bnn::test::random_vector;
 
 namespace {
 
@@ -34,15 +37,7 @@ RegressionData noisy_sine() {
 }
 
 Eigen::MatrixXd random_spd(Eigen::Index size, Rng& rng) {
-  Eigen::MatrixXd a(size, size);
-  for (Eigen::Index i = 0; i < a.size(); ++i) a.data()[i] = standard_normal(rng);
-  return a * a.transpose() / static_cast<double>(size) + 0.3 * Eigen::MatrixXd::Identity(size, size);
-}
-
-Eigen::VectorXd random_vector(Eigen::Index size, Rng& rng, double scale = 1.0) {
-  Eigen::VectorXd v(size);
-  for (Eigen::Index i = 0; i < size; ++i) v[i] = scale * standard_normal(rng);
-  return v;
+  return test::random_spd(size, rng, 1.0, 0.3);
 }
 
 // Mean and covariance of q(v) given the cavity and the site precision P and location b with
@@ -256,10 +251,7 @@ TEST_CASE("a linear unit with known output weight and noise: EP equals the exact
   const Eigen::LLT<Eigen::MatrixXd> llt(marginal);
   const double log_det = 2.0 * llt.matrixL().toDenseMatrix().diagonal().array().log().sum();
   const double exact = -0.5 * (data.y.dot(llt.solve(data.y)) + log_det + n * std::log(2.0 * std::numbers::pi));
-  double log_z_ep = 0.0;
-  for (const auto& [key, value] : model.report().diagnostics)
-    if (key == "log_z_ep") log_z_ep = value;
-  CHECK(log_z_ep == Approx(exact).epsilon(1e-6));
+  CHECK(test::diagnostic(model.report(), "log_z_ep") == Approx(exact).epsilon(1e-6));
 }
 
 TEST_CASE("nn-ep-ard on case 2: the irrelevant input is pruned, linear scales grow with the slope", "[nnep]") {

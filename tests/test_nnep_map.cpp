@@ -9,7 +9,11 @@
 #include "methods/nnep/map_start.hpp"
 #include "methods/nnep/nnep.hpp"
 #include "methods/registry.hpp"
-#include "test_helpers.hpp"
+#include "tests/support/errors.hpp"
+#include "tests/support/finite_difference.hpp"
+#include "tests/support/fit_report.hpp"
+#include "tests/support/random.hpp"
+#include "tests/support/tolerance.hpp"
 
 using namespace bnn;
 using namespace bnn::nnep;
@@ -51,10 +55,8 @@ TEST_CASE("nn-ep MAP start: the objective's gradient equals finite differences",
   Eigen::VectorXd y;
   smooth_problem(40, rng, X, y);
   const Options options = ard_with_units(3);
-  Eigen::MatrixXd w(3, 3);
-  Eigen::VectorXd v(4);
-  for (Eigen::Index i = 0; i < w.size(); ++i) w.data()[i] = standard_normal(rng);
-  for (Eigen::Index i = 0; i < v.size(); ++i) v[i] = standard_normal(rng);  // negative v_k too
+  const Eigen::MatrixXd w = test::random_matrix(3, 3, rng, test::DrawOrder::by_columns);
+  const Eigen::VectorXd v = test::random_vector(4, rng);  // negative v_k too
   Eigen::MatrixXd dw, unused_w;
   Eigen::VectorXd dv, unused_v;
   map_objective(X, y, options, w, v, dw, dv);
@@ -72,30 +74,17 @@ TEST_CASE("nn-ep MAP start: the objective's gradient equals finite differences",
   CHECK(map_objective(X, y, options, w, v, unused_w, unused_v) ==
         Approx(noise_precision * error + prior).epsilon(1e-12));
   const double h = 1e-6;
-  for (Eigen::Index i = 0; i < w.size(); ++i) {
-    Eigen::MatrixXd up = w, down = w;
-    up.data()[i] += h;
-    down.data()[i] -= h;
-    const double numeric = (map_objective(X, y, options, up, v, unused_w, unused_v) -
-                            map_objective(X, y, options, down, v, unused_w, unused_v)) / (2.0 * h);
-    INFO("input weight " << i);
-    CHECK(dw.data()[i] == Approx(numeric).epsilon(1e-6).margin(1e-8));
-  }
-  for (Eigen::Index i = 0; i < v.size(); ++i) {
-    Eigen::VectorXd up = v, down = v;
-    up[i] += h;
-    down[i] -= h;
-    const double numeric = (map_objective(X, y, options, w, up, unused_w, unused_v) -
-                            map_objective(X, y, options, w, down, unused_w, unused_v)) / (2.0 * h);
-    INFO("output weight " << i);
-    CHECK(dv[i] == Approx(numeric).epsilon(1e-6).margin(1e-8));
-  }
+  const Eigen::MatrixXd numeric_dw = test::numeric_gradient(
+      [&](const Eigen::MatrixXd& at) { return map_objective(X, y, options, at, v, unused_w, unused_v); }, w, h);
+  const Eigen::VectorXd numeric_dv = test::numeric_gradient(
+      [&](const Eigen::VectorXd& at) { return map_objective(X, y, options, w, at, unused_w, unused_v); }, v, h);
+  CHECK(test::close_to(dw, numeric_dw, 1e-6, 1e-8));  // input weights
+  CHECK(test::close_to(dv, numeric_dv, 1e-6, 1e-8));  // output weights
 }
 
 TEST_CASE("nn-ep MAP start: a unit with a negative output weight is mirrored, the network unchanged", "[nnep]") {
   Rng rng(12);
-  Eigen::MatrixXd w(3, 3);
-  for (Eigen::Index i = 0; i < w.size(); ++i) w.data()[i] = standard_normal(rng);
+  const Eigen::MatrixXd w = test::random_matrix(3, 3, rng, test::DrawOrder::by_columns);
   const Eigen::VectorXd v = Eigen::Vector4d(0.7, -1.3, -0.2, 0.4);  // v_1..v_3, then v_0
   Eigen::MatrixXd mirrored_w = w;
   Eigen::VectorXd mirrored_v = v;
@@ -167,7 +156,5 @@ TEST_CASE("nn-ep with initialization = map: validation, determinism and the fit"
   double difference = 0.0;
   for (Eigen::Index i = 0; i < p0->size(); ++i) difference = std::max(difference, std::abs(p0->mean(i) - p1->mean(i)));
   CHECK(difference > 1e-6);
-  bool reported = false;
-  for (const auto& [name, value] : first->report().diagnostics) reported = reported || name == "map_objective";
-  CHECK(reported);
+  CHECK_NOTHROW(test::diagnostic(first->report(), "map_objective"));
 }

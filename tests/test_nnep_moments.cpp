@@ -12,16 +12,14 @@
 #include "methods/nnep/hidden_unit.hpp"
 #include "methods/nnep/likelihood_tilted.hpp"
 #include "methods/nnep/prior_sites.hpp"
+#include "tests/support/normal_density.hpp"
 
 using namespace bnn;
 using namespace bnn::nnep;
+using bnn::test::normal_density;
 using boost::math::quadrature::gauss_kronrod;
 
 namespace {
-
-double normal_density(double x, double mean, double variance) {
-  return std::exp(-0.5 * (x - mean) * (x - mean) / variance) / std::sqrt(2.0 * std::numbers::pi * variance);
-}
 
 // int f(x) dx over [lo, hi] by adaptive Gauss-Kronrod, tight tolerance.
 template <class F>
@@ -120,7 +118,7 @@ TEST_CASE("likelihood site: tilted moments of h and theta equal brute-force inte
     if (learn_theta) {
       // eq. (50): Z(theta) N(y | m_f, V_f + e^theta / eta) q_-(theta)
       const auto log_density = [&](double theta) {
-        return log_fractional_normal(y, f_mean, f_var, theta, eta) + std::log(normal_density(theta, theta_mean, theta_variance));
+        return log_fractional_normal(y, f_mean, f_var, theta, eta) + normal_log_pdf(theta, theta_mean, theta_variance);
       };
       const double sd = std::sqrt(theta_variance);
       const Moments brute = brute_moments(log_density, theta_mean - 12 * sd, theta_mean + 12 * sd, log_density(theta_mean));
@@ -160,7 +158,7 @@ TEST_CASE("truncated Student-t prior site: tilted moments equal brute-force inte
         const auto log_density = [&](double x) {
           const double log_t = std::lgamma(2.5) - std::lgamma(2.0) - 0.5 * std::log(dof * std::numbers::pi * scale2) -
                                2.5 * std::log1p(x * x / (dof * scale2)) + std::log(2.0);
-          return eta * log_t - 0.5 * (x - m) * (x - m) / v - 0.5 * std::log(2.0 * std::numbers::pi * v);
+          return eta * log_t + normal_log_pdf(x, m, v);
         };
         const double shift = log_density(std::max(m, 0.0));
         boost::math::quadrature::exp_sinh<double> half_line;

@@ -16,6 +16,9 @@
 #include "methods/hmc/diagnostics.hpp"
 #include "methods/hmc/sampler.hpp"
 #include "methods/nnep/nnep.hpp"
+#include "tests/support/finite_difference.hpp"
+#include "tests/support/random.hpp"
+#include "tests/support/tolerance.hpp"
 
 using namespace bnn;
 
@@ -93,19 +96,13 @@ TEST_CASE("the erf network's log posterior: gradient equals central finite diffe
   const Problem data = sine_data();
   Rng rng(3);
   for (int trial = 0; trial < 5; ++trial) {
-    Eigen::VectorXd theta(3 * kUnits + 1);
-    for (Eigen::Index j = 0; j < theta.size(); ++j) theta[j] = 0.8 * standard_normal(rng);
+    const Eigen::VectorXd theta = test::random_vector(3 * kUnits + 1, rng, 0.8);
     Eigen::VectorXd gradient, unused;
     potential(data.x, data.y, theta, gradient);
-    for (Eigen::Index j = 0; j < theta.size(); ++j) {
-      const double h = 1e-6;
-      Eigen::VectorXd plus = theta, minus = theta;
-      plus[j] += h;
-      minus[j] -= h;
-      const double numeric = (potential(data.x, data.y, plus, unused) - potential(data.x, data.y, minus, unused)) / (2 * h);
-      INFO("trial " << trial << ", parameter " << j);
-      CHECK(gradient[j] == Approx(numeric).epsilon(1e-6).margin(1e-6));
-    }
+    const Eigen::VectorXd numeric = test::numeric_gradient(
+        [&](const Eigen::VectorXd& at) { return potential(data.x, data.y, at, unused); }, theta, 1e-6);
+    INFO("trial " << trial);
+    CHECK(test::close_to(gradient, numeric, 1e-6, 1e-6));
   }
 }
 
@@ -123,8 +120,7 @@ TEST_CASE("NN-EP's predictive is close to HMC's on the same model (fixed priors,
   for (int c = 0; c < chains; ++c) {
     Rng rng(100 + c);
     bnn::hmc::PhasePoint state;
-    state.q.resize(3 * kUnits + 1);
-    for (Eigen::Index j = 0; j < state.q.size(); ++j) state.q[j] = standard_normal(rng);
+    state.q = test::random_vector(3 * kUnits + 1, rng);
     state.p = Eigen::VectorXd::Zero(state.q.size());
     state.potential = u(state.q, state.gradient);
     const Eigen::VectorXd unit_metric = Eigen::VectorXd::Ones(state.q.size());

@@ -3,8 +3,6 @@
 // versions: reproducibility of published runs depends on them.
 #include <algorithm>
 #include <catch2/catch.hpp>
-
-#include "test_helpers.hpp"
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -20,6 +18,7 @@
 #include "methods/core/options.hpp"
 #include "methods/core/predictive.hpp"
 #include "methods/core/rng.hpp"
+#include "tests/support/errors.hpp"
 
 namespace {
 

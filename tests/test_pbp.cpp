@@ -7,27 +7,29 @@
 #include <cmath>
 #include <utility>
 
-#include "datasets/src/load.hpp"
 #include "datasets/src/normalize.hpp"
-#include "datasets/src/registry.hpp"
+#include "methods/core/normal.hpp"
+#include "methods/core/predictive.hpp"
 #include "methods/core/rng.hpp"
 #include "methods/pbp/pbp.hpp"
 #include "methods/pbp/relu_moments.hpp"
 #include "methods/registry.hpp"
+#include "tests/support/data_mirror.hpp"
+#include "tests/support/finite_difference.hpp"
+#include "tests/support/fit_report.hpp"
+#include "tests/support/normal_density.hpp"
+#include "tests/support/tolerance.hpp"
 
 using namespace bnn;
 using namespace bnn::pbp;
+using bnn::test::numeric_derivative;
 
 namespace {
 
 // E[max(0, a)^k] for a ~ N(m, v), by quadrature over b > 0.
 double relu_raw_moment(double m, double v, int k) {
-  const double s = std::sqrt(v);
   boost::math::quadrature::exp_sinh<double> integrator;
-  const auto f = [&](double b) {
-    const double z = (b - m) / s;
-    return std::pow(b, k) * std::exp(-0.5 * z * z) / (s * std::sqrt(2.0 * M_PI));
-  };
+  const auto f = [&](double b) { return std::pow(b, k) * test::normal_density(b, m, v); };
   return integrator.integrate(f, 0.0, std::numeric_limits<double>::infinity());
 }
 
@@ -44,18 +46,21 @@ Network random_network(Eigen::Index inputs, std::vector<int> hidden, Rng& rng) {
   return net;
 }
 
-// Central differences of log Z with respect to weight (i, j) of layer l: (d/d mean, d/d variance).
-std::pair<double, double> log_z_differences(const Network& net, std::size_t l, Eigen::Index i, Eigen::Index j,
-                                            const Eigen::VectorXd& x, double y, double h = 1e-6) {
-  Network a = net, b = net;
-  a.layers[l].mean(i, j) += h;
-  b.layers[l].mean(i, j) -= h;
-  const double d_mean = (log_z(a, x, y, nullptr) - log_z(b, x, y, nullptr)) / (2 * h);
-  a = net;
-  b = net;
-  a.layers[l].variance(i, j) += h;
-  b.layers[l].variance(i, j) -= h;
-  return {d_mean, (log_z(a, x, y, nullptr) - log_z(b, x, y, nullptr)) / (2 * h)};
+// Central differences (step 1e-6) of log Z with respect to every weight mean and variance of layer l.
+struct LogZDifferences {
+  RowMatrix d_mean, d_variance;
+};
+LogZDifferences log_z_differences(const Network& net, std::size_t l, const Eigen::VectorXd& x, double y) {
+  const auto log_z_with = [&](RowMatrix Layer::*part) {
+    return [&net, &x, y, l, part](const RowMatrix& values) {
+      Network moved = net;
+      moved.layers[l].*part = values;
+      return log_z(moved, x, y, nullptr);
+    };
+  };
+  const Layer& layer = net.layers[l];
+  return {test::numeric_gradient(log_z_with(&Layer::mean), layer.mean, 1e-6),
+          test::numeric_gradient(log_z_with(&Layer::variance), layer.variance, 1e-6)};
 }
 
 }  // namespace
@@ -89,24 +94,25 @@ TEST_CASE("rectifier moment derivatives match finite differences", "[pbp]") {
   points.emplace_back(-62.0, 4.0);   // alpha = -31
   for (const auto& [m, v] : points) {
     const ReluMoments r = relu_moments(m, v);
+    // (mean, variance) as functions of m and of v, differenced with steps 1e-6 and 1e-6 v
+    const auto moments = [](double at_m, double at_v) {
+      const ReluMoments moved = relu_moments(at_m, at_v);
+      return Eigen::Vector2d(moved.mean, moved.variance);
+    };
     const double hm = 1e-6, hv = 1e-6 * v;
-    const ReluMoments mp = relu_moments(m + hm, v), mm = relu_moments(m - hm, v);
-    const ReluMoments vp = relu_moments(m, v + hv), vm = relu_moments(m, v - hv);
+    const Eigen::Vector2d d_dm = numeric_derivative([&](double at) { return moments(at, v); }, m, hm);
+    const Eigen::Vector2d d_dv = numeric_derivative([&](double at) { return moments(m, at); }, v, hv);
     // the series' relative error ~10/alpha^4 in gamma becomes ~10/alpha^2 in the variance
     const bool series = m / std::sqrt(v) < -30.0;
     const double mean_tolerance = series ? 1e-4 : 1e-6, variance_tolerance = series ? 1e-2 : 2e-6;
     INFO("m " << m << " v " << v << " alpha " << m / std::sqrt(v));
-    CHECK(r.dmean_dm == Approx((mp.mean - mm.mean) / (2 * hm)).epsilon(mean_tolerance).margin(1e-12 * r.mean / hm));
-    CHECK(r.dmean_dv == Approx((vp.mean - vm.mean) / (2 * hv)).epsilon(mean_tolerance).margin(1e-12 * r.mean / hv));
-    CHECK(r.dvariance_dm == Approx((mp.variance - mm.variance) / (2 * hm))
-                                .epsilon(variance_tolerance)
-                                .margin(1e-12 * r.variance / hm));
-    CHECK(r.dvariance_dv == Approx((vp.variance - vm.variance) / (2 * hv))
-                                .epsilon(variance_tolerance)
-                                .margin(1e-12 * r.variance / hv));
+    CHECK(r.dmean_dm == Approx(d_dm[0]).epsilon(mean_tolerance).margin(1e-12 * r.mean / hm));
+    CHECK(r.dmean_dv == Approx(d_dv[0]).epsilon(mean_tolerance).margin(1e-12 * r.mean / hv));
+    CHECK(r.dvariance_dm == Approx(d_dm[1]).epsilon(variance_tolerance).margin(1e-12 * r.variance / hm));
+    CHECK(r.dvariance_dv == Approx(d_dv[1]).epsilon(variance_tolerance).margin(1e-12 * r.variance / hv));
   }
-  CHECK(inverse_mills(-31.0) == Approx(31.0 + 1.0 / 31.0 - 2.0 / (31.0 * 31.0 * 31.0)));
-  CHECK(inverse_mills(-29.9) == Approx(29.9 + 1.0 / 29.9).epsilon(1e-5));  // exact ratio just above -30
+  CHECK(pbp::inverse_mills(-31.0) == Approx(31.0 + 1.0 / 31.0 - 2.0 / (31.0 * 31.0 * 31.0)));
+  CHECK(pbp::inverse_mills(-29.9) == Approx(29.9 + 1.0 / 29.9).epsilon(1e-5));  // exact ratio just above -30
 }
 
 TEST_CASE("log Z gradients match finite differences for 1-3 hidden layers", "[pbp]") {
@@ -118,14 +124,12 @@ TEST_CASE("log Z gradients match finite differences for 1-3 hidden layers", "[pb
     const double y = 0.7;
     Gradients g;
     log_z(net, x, y, &g);
-    for (std::size_t l = 0; l < net.layers.size(); ++l)
-      for (Eigen::Index i = 0; i < net.layers[l].mean.rows(); ++i)
-        for (Eigen::Index j = 0; j < net.layers[l].mean.cols(); ++j) {
-          const auto [fd_mean, fd_variance] = log_z_differences(net, l, i, j, x, y);
-          INFO(hidden.size() << " hidden layers, layer " << l << " weight " << i << "," << j);
-          CHECK(g.d_mean[l](i, j) == Approx(fd_mean).epsilon(1e-5).margin(1e-9));
-          CHECK(g.d_variance[l](i, j) == Approx(fd_variance).epsilon(1e-5).margin(1e-9));
-        }
+    for (std::size_t l = 0; l < net.layers.size(); ++l) {
+      const LogZDifferences fd = log_z_differences(net, l, x, y);
+      INFO(hidden.size() << " hidden layers, layer " << l);
+      CHECK(test::close_to(g.d_mean[l], fd.d_mean, 1e-5, 1e-9));
+      CHECK(test::close_to(g.d_variance[l], fd.d_variance, 1e-5, 1e-9));
+    }
   }
 }
 
@@ -165,10 +169,7 @@ TEST_CASE("noise Gamma update matches the first two moments of eqs. (24)-(26)", 
   const double y = 2.5;
   const OutputMoments out = forward(net, x);
   const double a = net.noise_shape, b = net.noise_rate;
-  const auto Z = [&](double shape) {
-    const double var = out.variance + b / (shape - 1.0);
-    return std::exp(-0.5 * std::pow(y - out.mean, 2) / var) / std::sqrt(2 * M_PI * var);
-  };
+  const auto Z = [&](double shape) { return test::normal_density(y, out.mean, out.variance + b / (shape - 1.0)); };
   const double mean = Z(a + 1) * a / (Z(a) * b);
   const double second = Z(a + 2) * a * (a + 1) / (Z(a) * b * b);
   adf_update(net, x, y);
@@ -216,8 +217,7 @@ TEST_CASE("EP refinement of a prior factor matches the moments of its tilted dis
   // N(mu | 0, s2 + b / (a - 1)) as in eq. (11). New q(w): mean mu + s2 dlogZ/dmu, variance
   // s2 - s2^2 ((dlogZ/dmu)^2 - 2 dlogZ/ds2); new q(lambda) from E[lambda^k] ~ Z(a + k) / Z(a).
   const auto log_z = [](double mu, double s2, double a, double b) {
-    const double v = s2 + b / (a - 1.0);
-    return -0.5 * std::log(2.0 * M_PI * v) - 0.5 * mu * mu / v;
+    return normal_log_pdf(mu, 0.0, s2 + b / (a - 1.0));
   };
   struct Cavity {
     double mean, variance, shape, rate;
@@ -246,11 +246,10 @@ TEST_CASE("EP refinement of a prior factor matches the moments of its tilted dis
     const Network before = net;
     REQUIRE(refine_prior(net, options.min_cavity_precision_fraction) == 1);
 
-    const double h = 1e-5;
-    const double d_mean = (log_z(c.mean + h, c.variance, c.shape, c.rate) -
-                           log_z(c.mean - h, c.variance, c.shape, c.rate)) / (2.0 * h);
-    const double d_variance = (log_z(c.mean, c.variance + h * c.variance, c.shape, c.rate) -
-                               log_z(c.mean, c.variance - h * c.variance, c.shape, c.rate)) / (2.0 * h * c.variance);
+    const double d_mean =
+        numeric_derivative([&](double mu) { return log_z(mu, c.variance, c.shape, c.rate); }, c.mean, 1e-5);
+    const double d_variance = numeric_derivative([&](double s2) { return log_z(c.mean, s2, c.shape, c.rate); },
+                                                 c.variance, test::relative_step(1e-5));
     const double mean = c.mean + c.variance * d_mean;
     const double variance = c.variance - c.variance * c.variance * (d_mean * d_mean - 2.0 * d_variance);
     const double z0 = std::exp(log_z(c.mean, c.variance, c.shape, c.rate));
@@ -303,10 +302,8 @@ TEST_CASE("PBP with three hidden layers stays stable on yacht splits where it on
   // Before the cavity guard, splits 2 and 3 ended with a prior variance of ~4e7 and a
   // training RMSE of 1e2-1e5 (normalized targets) after 40 epochs.
   using namespace bnn::data;
-  const DatasetRegistry registry = DatasetRegistry::load({BNNBENCH_SOURCE_DIR "/datasets/registry.toml"});
-  const DatasetSpec& spec = registry.find("yacht");
-  const Dataset data = load_dataset(spec, BNNBENCH_TEST_MIRROR);
-  const auto splits = read_published_splits(spec, BNNBENCH_TEST_MIRROR, data.X.rows());
+  const Dataset data = test::load_from_mirror("yacht");
+  const auto splits = test::published_splits_from_mirror("yacht", data.X.rows());
   for (std::size_t k : {2, 3}) {
     CAPTURE(k);
     const Eigen::MatrixXd X = select_rows(data.X, splits[k].train);
@@ -321,10 +318,7 @@ TEST_CASE("PBP with three hidden layers stays stable on yacht splits where it on
     double sse = 0.0;
     for (Eigen::Index i = 0; i < train.X.rows(); ++i) sse += std::pow(train_fit->mean(i) - train.y[i], 2);
     CHECK(std::sqrt(sse / static_cast<double>(train.X.rows())) < 0.2);
-    const auto& d = model.report().diagnostics;
-    const auto prior = std::find_if(d.begin(), d.end(), [](const auto& kv) { return kv.first == "prior_variance"; });
-    REQUIRE(prior != d.end());
-    CHECK(prior->second < 10.0);
+    CHECK(test::diagnostic(model.report(), "prior_variance") < 10.0);
   }
 }
 
@@ -382,10 +376,11 @@ TEST_CASE("one ADF update of a two-hidden-layer network follows eqs. (6)-(7) wit
   const double y = -0.4;
   Network net = old;
   REQUIRE(adf_update(net, x, y) == 0);
-  for (std::size_t l = 0; l < old.layers.size(); ++l)
+  for (std::size_t l = 0; l < old.layers.size(); ++l) {
+    const LogZDifferences fd = log_z_differences(old, l, x, y);
     for (Eigen::Index i = 0; i < old.layers[l].mean.rows(); ++i)
       for (Eigen::Index j = 0; j < old.layers[l].mean.cols(); ++j) {
-        const auto [d_mean, d_variance] = log_z_differences(old, l, i, j, x, y);
+        const double d_mean = fd.d_mean(i, j), d_variance = fd.d_variance(i, j);
         const double m = old.layers[l].mean(i, j), v = old.layers[l].variance(i, j);
         INFO("layer " << l << " weight " << i << "," << j);
         // every derivative is taken at the old network, also for the layers below the ones updated first
@@ -393,6 +388,7 @@ TEST_CASE("one ADF update of a two-hidden-layer network follows eqs. (6)-(7) wit
         CHECK(v - net.layers[l].variance(i, j) ==
               Approx(v * v * (d_mean * d_mean - 2.0 * d_variance)).epsilon(1e-5).margin(1e-10));
       }
+  }
 }
 
 TEST_CASE("PBP predictive: network output moments plus the expected noise variance", "[pbp]") {

@@ -18,6 +18,7 @@
 #include "methods/core/normal.hpp"
 #include "methods/core/predictive.hpp"
 #include "methods/core/rng.hpp"
+#include "tests/support/normal_density.hpp"
 
 namespace {
 
@@ -103,21 +104,29 @@ Case student_case(double dof) {
 }
 
 // Two points, five components with random means, variances and unequal weights.
-Case mixture_case() {
+struct MixtureParameters {
+  MatrixXd means, variances;  // point x component
+  VectorXd weights;
+};
+MixtureParameters mixture_parameters() {
   bnn::Rng rng(20240611);
   const Index points = 2, comps = 5;
-  MatrixXd m(points, comps), v(points, comps);
+  MixtureParameters p{MatrixXd(points, comps), MatrixXd(points, comps), VectorXd(comps)};
   for (Index i = 0; i < points; ++i)
     for (Index k = 0; k < comps; ++k) {
-      m(i, k) = bnn::uniform(rng, -3.0, 3.0);
-      v(i, k) = std::exp(bnn::uniform(rng, std::log(0.05), std::log(2.0)));
+      p.means(i, k) = bnn::uniform(rng, -3.0, 3.0);
+      p.variances(i, k) = std::exp(bnn::uniform(rng, std::log(0.05), std::log(2.0)));
     }
-  VectorXd w(comps);
-  w << 0.05, 0.4, 0.1, 0.3, 0.15;
+  p.weights << 0.05, 0.4, 0.1, 0.3, 0.15;
+  return p;
+}
+
+Case mixture_case() {
+  const auto [m, v, w] = mixture_parameters();
   Case c{"mixture", std::make_unique<GaussianMixturePredictive>(m, v, w), {}};
-  for (Index i = 0; i < points; ++i) {
+  for (Index i = 0; i < m.rows(); ++i) {
     std::vector<double> b;
-    for (Index k = 0; k < comps; ++k)
+    for (Index k = 0; k < m.cols(); ++k)
       for (double o : {-8.0, -3.0, 0.0, 3.0, 8.0}) b.push_back(m(i, k) + o * std::sqrt(v(i, k)));
     c.breaks.push_back(b);
   }
@@ -420,22 +429,13 @@ TEST_CASE("affine map of a mixture is the transformed mixture", "[predictive]") 
 TEST_CASE("mixture log density equals the direct weighted sum", "[predictive]") {
   const auto c = mixture_case();
   const auto& mix = dynamic_cast<const GaussianMixturePredictive&>(*c.dist);
-  // Recover the parameters the case was built with (same seed, same draws).
-  bnn::Rng rng(20240611);
-  MatrixXd m(2, 5), v(2, 5);
-  for (Index i = 0; i < 2; ++i)
-    for (Index k = 0; k < 5; ++k) {
-      m(i, k) = bnn::uniform(rng, -3.0, 3.0);
-      v(i, k) = std::exp(bnn::uniform(rng, std::log(0.05), std::log(2.0)));
-    }
-  const double w[5] = {0.05, 0.4, 0.1, 0.3, 0.15};
+  const auto [m, v, w] = mixture_parameters();  // the parameters the case was built with
   CHECK(mix.components() == 5);
   for (Index i = 0; i < 2; ++i) {
     for (double y : {-4.0, -1.0, 0.0, 0.7, 2.5, 6.0}) {
       double density = 0.0;
       for (Index k = 0; k < 5; ++k)
-        density += w[k] * std::exp(-0.5 * (y - m(i, k)) * (y - m(i, k)) / v(i, k)) /
-                   std::sqrt(2.0 * std::numbers::pi * v(i, k));
+        density += w[k] * bnn::test::normal_density(y, m(i, k), v(i, k));
       INFO("point " << i << ", y = " << y);
       CHECK(mix.log_density(i, y) == Approx(std::log(density)).epsilon(1e-13));
     }

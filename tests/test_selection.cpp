@@ -6,13 +6,13 @@
 #include <string>
 
 #include "datasets/src/registry.hpp"
-#include "experiments/src/plan.hpp"
-#include "experiments/src/report.hpp"
-#include "experiments/src/runner.hpp"
-#include "experiments/src/selection.hpp"
-#include "experiments/src/spec.hpp"
-#include "experiments/src/store.hpp"
-#include "test_helpers.hpp"
+#include "experiments/src/plan/plan.hpp"
+#include "experiments/src/report/report.hpp"
+#include "experiments/src/run/runner.hpp"
+#include "experiments/src/plan/selection.hpp"
+#include "experiments/src/spec/spec.hpp"
+#include "experiments/src/store/store.hpp"
+#include "tests/support/data_mirror.hpp"
 
 using namespace bnn;
 using namespace bnn::exp;
@@ -40,8 +40,7 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 }
 
 struct Quickstart {
-  data::DatasetRegistry registry =
-      data::DatasetRegistry::load({std::string(BNNBENCH_SOURCE_DIR) + "/datasets/registry.toml"});
+  const data::DatasetRegistry& registry = test::shipped_registry();
   ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
   Quickstart() {
     spec.datasets.resize(1);  // pbp-cubic, 5 folds

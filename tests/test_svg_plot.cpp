@@ -1,5 +1,5 @@
-// The SVG plotting layer (experiments/src/svg_plot) and the figure builders on top of it
-// (grid_figure, parameter_figures): ticks, ranges, marching squares, well-formed and
+// The SVG plotting layer (experiments/src/plot/svg_plot) and the figure builders on top of it
+// (grid_figure, artifact_figures): ticks, ranges, marching squares, well-formed and
 // correctly placed SVG, and the panels each figure builder makes from its inputs.
 #include <catch2/catch.hpp>
 #include <Eigen/Dense>
@@ -11,10 +11,10 @@
 #include <random>
 #include <regex>
 
-#include "experiments/src/comparison_figure.hpp"
-#include "experiments/src/grid_figure.hpp"
-#include "experiments/src/parameter_figures.hpp"
-#include "experiments/src/svg_plot.hpp"
+#include "experiments/src/plot/comparison_figure.hpp"
+#include "experiments/src/plot/grid_figure.hpp"
+#include "experiments/src/plot/artifact_figures.hpp"
+#include "experiments/src/plot/svg_plot.hpp"
 
 using namespace bnn;
 using namespace bnn::exp;
@@ -464,27 +464,50 @@ TEST_CASE("grid_figure: one input, one at a time, two-input heat maps, errors", 
   }
 }
 
-TEST_CASE("weight_interval_figure: three panels per set, intervals mean -+ 1.96 sd", "[svg]") {
-  WeightIntervalSet set{"toy", "nn-ep-ard", {}};
+namespace {
+struct Marginal {
+  std::string parameter;
+  int unit, input;
+  double mean, sd;
+};
+// A parameter_marginals table as the parameter-marginals artifact stores it.
+ArtifactTable marginal_table(const std::vector<Marginal>& rows) {
+  ArtifactTable t{"parameter-marginals", "parameter_marginals", {}};
+  std::vector<std::string> parameter;
+  std::vector<double> unit, input, mean, sd;
+  for (const auto& r : rows) {
+    parameter.push_back(r.parameter);
+    unit.push_back(r.unit);
+    input.push_back(r.input);
+    mean.push_back(r.mean);
+    sd.push_back(r.sd);
+  }
+  t.add_text("parameter", parameter).add("unit", unit).add("input", input).add("mean", mean).add("sd", sd);
+  return t;
+}
+}  // namespace
+
+TEST_CASE("parameter_marginal_figure: three panels per job, intervals mean -+ 1.96 sd", "[svg]") {
+  std::vector<Marginal> rows;
   for (int unit = 1; unit <= 2; ++unit)
     for (int input = 1; input <= 3; ++input)  // two inputs and the bias
-      set.rows.push_back({"w", unit, input, 0.1 * unit - 0.05 * input, 0.01 * (unit + input)});
-  for (int input = 1; input <= 3; ++input) set.rows.push_back({"phi", 0, input, -1.0 * input, 0.2});
-  for (int unit = 0; unit <= 2; ++unit) set.rows.push_back({"v", unit, 0, 1.0 - unit, 0.3 + 0.1 * unit});
-  WeightIntervalSet second = set;
-  second.name = "other";
-  second.rows.pop_back();  // one output weight fewer
-  const auto figure = weight_interval_figure({set, second});
+      rows.push_back({"w", unit, input, 0.1 * unit - 0.05 * input, 0.01 * (unit + input)});
+  for (int input = 1; input <= 3; ++input) rows.push_back({"phi", 0, input, -1.0 * input, 0.2});
+  for (int unit = 0; unit <= 2; ++unit) rows.push_back({"v", unit, 0, 1.0 - unit, 0.3 + 0.1 * unit});
+  std::vector<Marginal> second_rows = rows;
+  second_rows.pop_back();  // one output weight fewer
+  const ArtifactTable first = marginal_table(rows), second = marginal_table(second_rows);
+  const auto figure = parameter_marginal_figure({{"toy", "nn-ep-ard", 0, &first}, {"other", "nn-ep-ard", 0, &second}});
   REQUIRE(figure.panels.size() == 6);
   for (std::size_t s = 0; s < 2; ++s) {
-    const WeightIntervalSet& ws = s == 0 ? set : second;
-    std::map<std::string, std::size_t> rows;
-    for (const auto& r : ws.rows) ++rows[r.parameter];
+    const std::vector<Marginal>& ws = s == 0 ? rows : second_rows;
+    std::map<std::string, std::size_t> count;
+    for (const auto& r : ws) ++count[r.parameter];
     std::vector<double> means, lower, upper;
     const char* parameters[] = {"w", "phi", "v"};
     for (std::size_t k = 0; k < 3; ++k) {
       const auto& p = figure.panels[3 * s + k];
-      CHECK(p.title.find(ws.name) == 0);
+      CHECK(p.title.find(s == 0 ? "toy" : "other") == 0);
       std::size_t n = 0;
       for (const auto& iv : p.intervals) {
         n += iv.x.size();
@@ -494,13 +517,13 @@ TEST_CASE("weight_interval_figure: three panels per set, intervals mean -+ 1.96 
           upper.push_back(iv.upper[i]);
         }
       }
-      CHECK(n == rows[parameters[k]]);
+      CHECK(n == count[parameters[k]]);
     }
-    REQUIRE(means.size() == ws.rows.size());
-    for (std::size_t i = 0; i < ws.rows.size(); ++i) {  // panels list rows in their stored order
-      CHECK(means[i] == Approx(ws.rows[i].mean));
-      CHECK(lower[i] == Approx(ws.rows[i].mean - 1.96 * ws.rows[i].sd));
-      CHECK(upper[i] == Approx(ws.rows[i].mean + 1.96 * ws.rows[i].sd));
+    REQUIRE(means.size() == ws.size());
+    for (std::size_t i = 0; i < ws.size(); ++i) {  // panels list rows in their stored order
+      CHECK(means[i] == Approx(ws[i].mean));
+      CHECK(lower[i] == Approx(ws[i].mean - 1.96 * ws[i].sd));
+      CHECK(upper[i] == Approx(ws[i].mean + 1.96 * ws[i].sd));
     }
   }
   const auto& w = figure.panels[0];
@@ -512,7 +535,17 @@ TEST_CASE("weight_interval_figure: three panels per set, intervals mean -+ 1.96 
   CHECK(xml_problem(plot::render_svg(figure)).empty());
 }
 
-TEST_CASE("posterior_fit_figure: ellipses at Mahalanobis r, posterior contours on them", "[svg]") {
+namespace {
+// A gaussian_posterior table over (u, v) as the gaussian-posterior artifact stores it.
+ArtifactTable gaussian_table(const Eigen::Vector2d& mean, const Eigen::Matrix2d& cov) {
+  ArtifactTable t{"gaussian-posterior", "gaussian_posterior", {}};
+  t.add_text("parameter", {"u1.1", "v1"}).add("mean", {mean[0], mean[1]});
+  t.add("cov.u1.1", {cov(0, 0), cov(1, 0)}).add("cov.v1", {cov(0, 1), cov(1, 1)});
+  return t;
+}
+}  // namespace
+
+TEST_CASE("gaussian_fit_figure: ellipses at Mahalanobis r, posterior contours on them", "[svg]") {
   const Eigen::Vector2d mean(0.3, -0.2);
   Eigen::Matrix2d cov;
   cov << 0.5, 0.2, 0.2, 0.3;
@@ -521,22 +554,28 @@ TEST_CASE("posterior_fit_figure: ellipses at Mahalanobis r, posterior contours o
     const Eigen::Vector2d d = Eigen::Vector2d(u, v) - m;
     return std::sqrt(d.dot(p * d));
   };
-  // Plot rows (u, v, log p, ...) on a grid through the mean, stored in a scrambled order.
+  // The posterior_density table (u, v, log p) on a grid through the mean, in a scrambled order.
   const double h = 0.04;
   const int K = 60, n = 2 * K + 1;
-  PosteriorFigure result;
-  result.plot = Eigen::MatrixXd::Zero(n * n, 6);
+  std::vector<double> us(n * n), vs(n * n), log_p(n * n);
   for (int a = 0; a < n; ++a)
     for (int b = 0; b < n; ++b) {
-      const Eigen::Index row = (static_cast<Eigen::Index>(a) * n + b) * 7919 % (n * n);  // a permutation
-      const double u = mean[0] + h * (a - K), v = mean[1] + h * (b - K);
-      result.plot.row(row) << u, v, -0.5 * std::pow(mahalanobis(mean, precision, u, v), 2) - 1.7, 0, 0, 0;
+      const auto row = static_cast<std::size_t>((static_cast<Eigen::Index>(a) * n + b) * 7919 % (n * n));  // a permutation
+      us[row] = mean[0] + h * (a - K);
+      vs[row] = mean[1] + h * (b - K);
+      log_p[row] = -0.5 * std::pow(mahalanobis(mean, precision, us[row], vs[row]), 2) - 1.7;
     }
-  GaussianFit exact{"laplace", mean, cov, 0.0, 0.0123, 0.0, 1.0};
-  const Eigen::Matrix2d diagonal = Eigen::Vector2d(0.2, 0.1).asDiagonal();
-  GaussianFit diag{"vi-diag", Eigen::Vector2d(0.25, -0.1), diagonal, 0.0, 0.5, 0.0, 1.0};
-  result.fits = {exact, diag};
-  const auto figure = posterior_fit_figure(result, {{"laplace", "0.01"}});
+  ArtifactTable density{"gaussian-posterior", "posterior_density", {}};
+  density.add("u1.1", us).add("v1", vs).add("log_posterior", log_p);
+  struct Fit {
+    Eigen::Vector2d mean;
+    Eigen::Matrix2d covariance;
+  };
+  const std::vector<Fit> fits = {{mean, cov}, {Eigen::Vector2d(0.25, -0.1), Eigen::Vector2d(0.2, 0.1).asDiagonal()}};
+  const ArtifactTable exact = gaussian_table(fits[0].mean, fits[0].covariance);
+  const ArtifactTable diag = gaussian_table(fits[1].mean, fits[1].covariance);
+  const auto figure = gaussian_fit_figure({{"toy", "laplace", 0, &exact}, {"toy", "vi-diag", 0, &diag}}, density,
+                                          {{"laplace", 0.0123}, {"vi-diag", 0.5}}, {{"laplace", "0.01"}});
   REQUIRE(figure.panels.size() == 2);
   CHECK(figure.panels[0].title == "laplace: KL(Q||P) = 0.0123 (paper 0.01)");
   CHECK(figure.panels[1].title.find("paper") == std::string::npos);
@@ -546,7 +585,7 @@ TEST_CASE("posterior_fit_figure: ellipses at Mahalanobis r, posterior contours o
       h * std::sqrt(Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d>(precision).eigenvalues().maxCoeff());
   for (std::size_t f = 0; f < 2; ++f) {
     const auto& p = figure.panels[f];
-    const GaussianFit& fit = result.fits[f];
+    const Fit& fit = fits[f];
     const Eigen::Matrix2d fit_precision = fit.covariance.inverse();
     REQUIRE(p.lines.size() == 3);
     REQUIRE(p.contours.size() == 3);

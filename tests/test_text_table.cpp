@@ -12,6 +12,7 @@
 
 #include "datasets/src/data_error.hpp"
 #include "datasets/src/text_table.hpp"
+#include "tests/support/data_mirror.hpp"
 
 using namespace std::string_literals;
 using bnn::data::DataError;
@@ -323,9 +324,7 @@ TEST_CASE("text table: values too small for a double read as zero", "[text_table
 }
 
 TEST_CASE("text table: reading files", "[text_table]") {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::path(BNNBENCH_TEST_SCRATCH) / "text_table";
-  fs::create_directories(dir);
+  const std::filesystem::path dir = bnn::test::scratch_dir("text_table", "reading-files");
   const std::string path = (dir / "t.csv").string();
   {
     std::ofstream out(path, std::ios::binary);

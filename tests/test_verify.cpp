@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "experiments/src/csv.hpp"
-#include "experiments/src/report.hpp"
-#include "experiments/src/split_comparison.hpp"
-#include "experiments/src/verify.hpp"
-#include "test_helpers.hpp"
+#include "experiments/src/io/csv.hpp"
+#include "experiments/src/report/report.hpp"
+#include "experiments/src/verify/split_comparison.hpp"
+#include "experiments/src/verify/verify.hpp"
+#include "tests/support/errors.hpp"
 
 using namespace bnn::exp;
 

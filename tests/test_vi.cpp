@@ -7,6 +7,9 @@
 
 #include "methods/registry.hpp"
 #include "methods/vi/vi.hpp"
+#include "tests/support/finite_difference.hpp"
+#include "tests/support/normal_density.hpp"
+#include "tests/support/tolerance.hpp"
 
 using namespace bnn;
 
@@ -86,23 +89,25 @@ TEST_CASE("VI bound gradients match finite differences with fixed draws", "[vi]"
     vi::BoundGradient g;
     vi::point_loss(q, x, y, n, options, draws, g);
     for (std::size_t l = 0; l < q.mean.size(); ++l)
-      for (Eigen::Index k = 0; k < q.mean[l].size(); ++k) {
-        for (int which = 0; which < 2; ++which) {
-          vi::Posterior a = q, b = q;
-          auto& pa = which == 0 ? a.mean[l] : a.rho[l];
-          auto& pb = which == 0 ? b.mean[l] : b.rho[l];
-          pa.data()[k] += 1e-6;
-          pb.data()[k] -= 1e-6;
-          const double fd = (bound(a) - bound(b)) / 2e-6;
-          const double analytic = (which == 0 ? g.d_mean[l] : g.d_rho[l]).data()[k];
-          INFO(estimator << " " << prior << " layer " << l << " weight " << k << (which == 0 ? " mean" : " rho"));
-          CHECK(analytic == Approx(fd).epsilon(1e-5).margin(1e-8));
-        }
+      for (const bool of_mean : {true, false}) {
+        // the bound as a function of the layer's means (or rho), the rest of q fixed
+        const auto bound_of = [&](const RowMatrix& values) {
+          vi::Posterior moved = q;
+          (of_mean ? moved.mean[l] : moved.rho[l]) = values;
+          return bound(moved);
+        };
+        const RowMatrix fd = test::numeric_gradient(bound_of, of_mean ? q.mean[l] : q.rho[l], 1e-6);
+        INFO(estimator << " " << prior << " layer " << l << (of_mean ? " mean" : " rho"));
+        CHECK(test::close_to(of_mean ? g.d_mean[l] : g.d_rho[l], fd, 1e-5, 1e-8));
       }
-    vi::Posterior a = q, b = q;
-    a.log_noise_variance += 1e-6;
-    b.log_noise_variance -= 1e-6;
-    CHECK(g.d_log_noise == Approx((bound(a) - bound(b)) / 2e-6).epsilon(1e-5));
+    const double fd_log_noise = test::numeric_derivative(
+        [&](double log_noise_variance) {
+          vi::Posterior moved = q;
+          moved.log_noise_variance = log_noise_variance;
+          return bound(moved);
+        },
+        q.log_noise_variance, 1e-6);
+    CHECK(g.d_log_noise == Approx(fd_log_noise).epsilon(1e-5));
   }
 }
 
@@ -352,7 +357,7 @@ TEST_CASE("VI predictives from output draws: moment-matched Gaussian and mixture
     for (const double y : {-1.0, 0.2, 2.5}) {
       double sum = 0.0;
       for (int s = 0; s < samples; ++s)
-        sum += std::exp(-0.5 * std::pow(y - draws(i, s), 2) / noise) / std::sqrt(2.0 * M_PI * noise);
+        sum += test::normal_density(y, draws(i, s), noise);
       CHECK(mixture->log_density(i, y) == Approx(std::log(sum / samples)).epsilon(1e-12));
     }
   }

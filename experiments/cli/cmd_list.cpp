@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "common.hpp"
-#include "experiments/src/spec.hpp"
+#include "experiments/src/spec/spec.hpp"
 #include "methods/registry.hpp"
 
 namespace bnn::cli {

@@ -1,7 +1,7 @@
 #include <iostream>
 
 #include "common.hpp"
-#include "experiments/src/store.hpp"
+#include "experiments/src/store/store.hpp"
 
 namespace bnn::cli {
 

@@ -1,42 +1,16 @@
+// bnnbench run: argument parsing over run/runner.hpp, then the report.
 #include <omp.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "common.hpp"
-#include "experiments/src/plan.hpp"
-#include "experiments/src/progress.hpp"
-#include "experiments/src/report.hpp"
-#include "experiments/src/runner.hpp"
-#include "experiments/src/selection.hpp"
-#include "experiments/src/spec.hpp"
-#include "methods/registry.hpp"
-#include "shared.hpp"
+#include "experiments/src/report/publish.hpp"
+#include "experiments/src/report/run_tables.hpp"
+#include "experiments/src/run/runner.hpp"
+#include "job_filter.hpp"
 
 namespace bnn::cli {
-namespace {
-
-// `run --dry-run`: one Markdown row per data set and method label.
-std::string dry_run_table(const std::vector<exp::PlanStatus>& rows, const std::string& results, bool rerun) {
-  std::ostringstream out;
-  out << "| data set | method | jobs | done | done (older options) | failed before | not run | wall time per finished job |\n"
-      << "|---|---|---|---|---|---|---|---|\n";
-  long to_run = 0;
-  for (const auto& r : rows) {
-    const long finished = r.done + r.done_older;
-    out << "| " << r.dataset << " | " << r.method_label << " | " << r.planned << " | " << r.done << " | "
-        << r.done_older << " | " << r.retry << " | " << r.fresh << " | "
-        << (finished > 0 ? exp::format_duration(r.seconds / static_cast<double>(finished)) : "—") << " |\n";
-    to_run += r.retry + r.fresh + (rerun ? finished : 0);
-  }
-  out << "\n" << to_run << " job(s) would run" << (rerun ? " (--rerun: the finished ones again)" : "")
-      << "; results store " << results << "\n";
-  return out.str();
-}
-
-}  // namespace
 
 int cmd_run(const std::vector<std::string>& args, const std::string& command_line) {
   CommonOptions common;
@@ -66,8 +40,8 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
                            "(--dry-run shows which) unless --rerun is given."))
     return 0;
   if (experiment.empty()) throw po::error("missing EXPERIMENT");
-  check_threads(threads);
-  check_format(format, {"md", "csv", "latex", "splits"});
+  exp::check_threads(threads);
+  exp::check_format(format, {"md", "csv", "latex", "splits"});
   exp::RunOptions run;
   run.threads = threads;
   const auto slash = shard.find('/');
@@ -76,7 +50,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
     throw std::invalid_argument("--shard '" + shard + "' must look like K/N, e.g. 1/4");
   exp::shard_jobs({}, run.shard_index, run.shard_count);  // validates K and N
 
-  exp::ExperimentSpec spec = load_spec(experiment, filter.settings);
+  exp::ExperimentSpec spec = exp::load_spec(experiment, filter.settings);
   const data::DatasetRegistry registry = common.load_registry();
   const exp::PlanOptions plan_options = filter.plan_options(common.resolved_data_dir());
   const exp::Plan plan = exp::make_plan(spec, registry, plan_options);
@@ -85,13 +59,13 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
     throw std::invalid_argument("nothing to run: no job of " + spec.name +
                                 " matches the selection (--methods, --datasets, --splits) among the data sets present");
 
-  if (results.empty()) results = default_results_dir(spec.name);
+  if (results.empty()) results = exp::default_results_dir(spec.name);
   if (dry_run) {
     const std::vector<exp::JobRecord> stored =
         std::filesystem::exists(std::filesystem::path(results) / "bnnbench.sqlite")
             ? exp::ResultsStore(results, exp::ResultsStore::Access::read_only).jobs(spec.name, false)
             : std::vector<exp::JobRecord>{};
-    std::cout << dry_run_table(exp::plan_status(exp::shard_jobs(plan.jobs, run.shard_index, run.shard_count), stored),
+    std::cout << exp::dry_run_table(exp::plan_status(exp::shard_jobs(plan.jobs, run.shard_index, run.shard_count), stored),
                                results, rerun);
     return 0;
   }
@@ -104,18 +78,13 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
     std::cerr << spec.name << ": " << plan.jobs.size() << " job(s) over " << plan.datasets.size()
               << " data set(s), " << threads << " thread(s); results in " << store.path() << "\n";
   const exp::RunSummary summary = exp::run_plan(spec, plan, store, run);
-  if (!quiet)
-    std::cerr << spec.name << ": ran " << summary.ran << " job(s) in " << exp::format_duration(summary.wall_seconds)
-              << " (" << summary.failed << " failed), " << summary.already_done << " already done"
-              << (summary.kept > 0 ? ", " + std::to_string(summary.kept) + " failed rerun(s) kept the finished result"
-                                   : std::string())
-              << "\n";
+  if (!quiet) std::cerr << exp::run_summary_line(spec.name, summary) << "\n";
   for (const auto& e : summary.store_errors) std::cerr << "error: could not store " << e << "\n";
   if (!no_report) {  // of the selected methods and data sets, all their splits
-    const exp::ReportSelection shown = report_selection(spec, registry, plan_options);
-    const auto references = exp::load_reference(spec, registry);
-    std::cout << (format == "splits" ? exp::render_split_csv(selected_jobs(store.jobs(spec.name, false), shown))
-                                     : render(exp::build_report(spec, registry, store, references, shown), format));
+    const exp::ReportSource source{
+        spec, registry, results,
+        exp::report_selection(spec, registry, plan_options.only_methods, plan_options.only_datasets), ""};
+    std::cout << exp::report_text(format, source);
   }
   if (!summary.store_errors.empty()) return 1;
   if (summary.failed > 0) {

@@ -11,7 +11,7 @@
 #include "common.hpp"
 #include "datasets/src/data_error.hpp"
 #include "datasets/src/fetch.hpp"
-#include "experiments/src/runner.hpp"
+#include "experiments/src/run/runner.hpp"
 #include "methods/core/lapack.hpp"
 #include "methods/core/product_blocking.hpp"
 #include "methods/core/vector_math.hpp"
@@ -31,9 +31,6 @@ commands:
   fit METHOD --train FILE --test FILE   one-off run of a method on your own files
   merge --results OUT IN...             combine results stores (e.g. from --shard runs)
   verify EXPERIMENT      rerun a store's finished jobs and check that every number comes out the same
-  figure bb-figure2      posterior and Gaussian fits of a two-weight network, with KL(Q||P) (CSV, SVG)
-  figure epnn-weights    95% intervals of NN-EP's weights and scales on the case 1 and 2 data (CSV, SVG)
-  figure nn-mc-traces    per-chain traces of one NN-MC job, with the R-hat of every test prediction (CSV, SVG)
   version                print the code version (and the pinned OpenBLAS kernels, Eigen blocking, vector math)
 
 Every command takes --help, --data-dir DIR and --registry FILE.
@@ -73,7 +70,6 @@ int main(int argc, char** argv) {
     if (command == "list") return bnn::cli::cmd_list(rest);
     if (command == "fit") return bnn::cli::cmd_fit(rest);
     if (command == "merge") return bnn::cli::cmd_merge(rest);
-    if (command == "figure") return bnn::cli::cmd_figure(rest);
     if (command == "verify") return bnn::cli::cmd_verify(rest);
     if (command == "version" || command == "--version") {
       std::cout << "bnnbench " << bnn::exp::code_version() << " (OpenBLAS " << bnn::lapack::kernel_set()

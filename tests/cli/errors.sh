@@ -122,22 +122,23 @@ printf 'a,a,y\n1,2,3\n4,5,6\n7,8,10\n' > dup.csv
 expect_error 2 "dup.csv: --target 'a' names more than one column" "$BNNBENCH" fit linear --train dup.csv --test dup.csv --target a
 expect_error 2 'hmc: chains is 0, but must be >= 1' "$BNNBENCH" fit hmc --header no --train good.txt --test good.txt --set chains=0
 expect_error 2 'the data directory good.txt \(--data-dir\) is not a directory' "$BNNBENCH" datasets list --data-dir good.txt
-expect_error 2 '--alpha is an option of bb-figure2, not of epnn-weights' "$BNNBENCH" figure epnn-weights --alpha 3 --out fig
-expect_error 2 '--plot-grid is 1, but must be >= 2' "$BNNBENCH" figure bb-figure2 --plot-grid 1 --out fig
-expect_error 2 '--seed is an option of bb-figure2 and epnn-weights, not of nn-mc-traces' "$BNNBENCH" figure nn-mc-traces --seed 3 --out fig
-expect_error 2 '--dataset is an option of nn-mc-traces, not of epnn-weights' "$BNNBENCH" figure epnn-weights --dataset boston --out fig
-expect_error 1 'boston: missing data.txt' "$BNNBENCH" figure nn-mc-traces --data-dir "$work/nothing" --out fig
+# Artifacts a spec asks for: a kind no method of it offers, a kind that does not exist.
+printf 'name = "arts"\nprotocol = { kind = "all" }\ndatasets = ["bb-toy"]\n[[method]]\nmethod = "linear"\n[[artifacts]]\nkind = "chain-traces"\n' > arts.toml
+expect_error 2 'arts.toml: \[\[artifacts\]\] chain-traces: no method of the spec offers it; methods that do: nn-mc, hmc' "$BNNBENCH" run ./arts.toml --results r
+sed 's/chain-traces/traces/' arts.toml > kind.toml
+expect_error 2 "kind.toml, line 7, column 8: unknown artifact kind 'traces'" "$BNNBENCH" run ./kind.toml --results r
 
 # Outputs never overwrite a results store; reading a store never writes it.
 "$BNNBENCH" run quickstart -q --no-report --results store
 cp store/bnnbench.sqlite before.sqlite
+expect_error 2 "no artifact file 'weights.csv' in this store's results of quickstart \(it has none\)" "$BNNBENCH" report quickstart --results store --format weights.csv
 expect_error 2 '-o store/bnnbench.sqlite is a results store' "$BNNBENCH" report quickstart --results store -o store/bnnbench.sqlite
 expect_error 2 '--predictions store/bnnbench.sqlite is a results store' fit --train good.txt --test good.txt --predictions store/bnnbench.sqlite
 cmp -s before.sqlite store/bnnbench.sqlite || fail "the store changed"
 "$BNNBENCH" report quickstart --results store >/dev/null
 cmp -s before.sqlite store/bnnbench.sqlite || fail "report changed the store"
 expect_error 2 "--format 'grid' must be md, csv, latex or splits" "$BNNBENCH" run quickstart --results store --format grid
-expect_error 2 "--format 'png' must be md, csv, latex, splits, jobs, grid, observations or svg" "$BNNBENCH" report quickstart --results store --format png
+expect_error 2 "--format 'png' must be md, csv, latex, splits, jobs, grid, observations, svg or an artifact file such as parameter_marginals.csv" "$BNNBENCH" report quickstart --results store --format png
 [ ! -e store/bnnbench.sqlite-wal ] || fail "report left a -wal file"
 mkdir -p zero && : > zero/bnnbench.sqlite
 expect_error 1 'zero/bnnbench.sqlite is not a complete bnnbench results store' "$BNNBENCH" report quickstart --results zero

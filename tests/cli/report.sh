@@ -79,14 +79,25 @@ if out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --methods nn-mc 2>&1)
 grep -q "pbp-table1 has no method 'nn-mc'" <<<"$out" || fail "unknown label: $out"
 if out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --datasets crime 2>&1); then fail "unused data set accepted"; fi
 grep -q "does not use data set 'crime'" <<<"$out" || fail "unused data set: $out"
-# NN-MC's chain traces of one epnn-table1 job (shortened): a line per chain in four panels,
-# a CSV row per chain and kept draw, an R-hat per test point.
-"$BNNBENCH" figure nn-mc-traces --dataset boston --split 2 --set nn-mc.warmup=200 --set nn-mc.samples=400 \
-  --set nn-mc.thin=4 --out "$work/traces" >/dev/null || fail "figure nn-mc-traces"
-head -1 "$work/traces/traces.csv" | grep -qE '^chain,draw,log_likelihood,noise_sd,f_point_[0-9]+,f_point_[0-9]+$' ||
-  fail "traces csv header"
-[ "$(wc -l <"$work/traces/traces.csv")" -eq 101 ] || fail "traces csv: 4 chains x 25 draws"
-[ "$(wc -l <"$work/traces/rhat.csv")" -eq 52 ] || fail "rhat csv: one row per test point of boston's fold"
-[ "$(grep -c '<polyline ' "$work/traces/traces.svg")" -eq 16 ] || fail "traces svg: 4 panels x 4 chains"
-grep -q 'epnn-table1, boston split 2, nn-mc' "$work/traces/report.md" || fail "traces report"
+# NN-MC's chain traces of an epnn-table1 job (shortened), the artifact its spec asks of boston
+# fold 0: a line per chain in four panels, a CSV row per chain and kept draw, an R-hat per test point.
+short=(--set nn-mc.warmup=200 --set nn-mc.samples=400 --set nn-mc.thin=4)
+"$BNNBENCH" run epnn-table1 --methods nn-mc --datasets boston --splits 0,1 "${short[@]}" --results "$work/e" -q --no-report
+"$BNNBENCH" report epnn-table1 --results "$work/e" "${short[@]}" --methods nn-mc --datasets boston --publish "$work/traces" 2>/dev/null
+head -1 "$work/traces/chain_draws.csv" |
+  grep -qx 'dataset,method,split,chain,draw,log_likelihood,noise_sd,f_largest_rhat,f_median_rhat' || fail "traces csv header"
+[ "$(wc -l <"$work/traces/chain_draws.csv")" -eq 101 ] || fail "traces csv: 4 chains x 25 draws of fold 0 only"
+[ "$(wc -l <"$work/traces/chain_rhat.csv")" -eq 52 ] || fail "rhat csv: one row per test point of boston's fold"
+[ "$(grep -c '<polyline ' "$work/traces/chain_traces.svg")" -eq 16 ] || fail "traces svg: 4 panels x 4 chains"
+grep -q '^\*\*boston/nn-mc/split 0\*\*' "$work/traces/report.md" || fail "traces report"
+# A finished job whose artifacts the spec asks for only now is run again; the others are kept.
+sed '/^\[\[artifacts\]\]/,/^splits = /d' "$BNNBENCH_HOME_DIR/experiments/epnn-table1.toml" > plain.toml
+! grep -q artifacts plain.toml || fail "plain.toml still asks for artifacts"
+"$BNNBENCH" run ./plain.toml --methods nn-mc --datasets boston --splits 0,1 "${short[@]}" --results "$work/p" -q --no-report
+out=$("$BNNBENCH" run epnn-table1 --methods nn-mc --datasets boston --splits 0,1 "${short[@]}" --results "$work/p" -n)
+grep -q '^| boston | nn-mc | 2 | 1 | 0 | 0 | 1 | 0 |' <<<"$out" || fail "dry run, fold 0 without its traces: $out"
+grep -q '^1 job(s) would run' <<<"$out" || fail "dry run count: $out"
+"$BNNBENCH" run epnn-table1 --methods nn-mc --datasets boston --splits 0,1 "${short[@]}" --results "$work/p" -q --no-report
+"$BNNBENCH" report epnn-table1 --results "$work/p" "${short[@]}" --format chain_rhat.csv | cmp - "$work/traces/chain_rhat.csv" ||
+  fail "traces of the job run again differ from the first run's"
 echo "report: all checks passed"

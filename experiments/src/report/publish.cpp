@@ -1,0 +1,201 @@
+#include "experiments/src/report/publish.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "datasets/src/load.hpp"
+#include "datasets/src/synthetic.hpp"
+#include "experiments/src/io/files.hpp"
+#include "experiments/src/plan/selection.hpp"
+#include "experiments/src/plot/comparison_figure.hpp"
+#include "experiments/src/plot/grid_figure.hpp"
+#include "experiments/src/report/artifact_report.hpp"
+#include "experiments/src/verify/split_comparison.hpp"
+#include "experiments/src/verify/split_file.hpp"
+#include "experiments/src/verify/verify.hpp"
+
+namespace bnn::exp {
+namespace {
+
+// The selected data sets of the spec (original units), to plot beside the grid.
+std::vector<data::Dataset> spec_datasets(const ReportSource& source) {
+  std::vector<data::Dataset> sets;
+  for (const auto& d : source.spec.datasets) {
+    const data::DatasetSpec& entry = source.registry.find(d.name);
+    if (source.selection.shows_dataset(entry.name)) sets.push_back(data::load_dataset(entry, source.data_dir));
+  }
+  return sets;
+}
+
+// The true functions of the spec's synthetic data sets, by name.
+std::map<std::string, data::LatentFunction> synthetic_truth(const ReportSource& source) {
+  std::map<std::string, data::LatentFunction> truth;
+  for (const auto& d : source.spec.datasets) {
+    const data::DatasetSpec& entry = source.registry.find(d.name);
+    if (entry.synthetic) truth[entry.name] = data::synthetic_latent(entry.synthetic->generator);
+  }
+  return truth;
+}
+
+// The points of every data set of the spec (original units), for plotting beside the grid.
+std::string observations_csv(const std::vector<data::Dataset>& sets) {
+  Eigen::Index inputs = 0;
+  for (const auto& data : sets) inputs = std::max(inputs, data.X.cols());
+  std::ostringstream out;
+  out.precision(10);
+  out << "dataset,row";
+  for (Eigen::Index j = 0; j < inputs; ++j) out << ",x" << j + 1;
+  out << ",y\n";
+  for (const auto& data : sets)
+    for (Eigen::Index i = 0; i < data.X.rows(); ++i) {
+      out << data.name << "," << i;
+      for (Eigen::Index j = 0; j < inputs; ++j) {
+        out << ",";
+        if (j < data.X.cols()) out << data.X(i, j);
+      }
+      out << "," << data.y[i] << "\n";
+    }
+  return out.str();
+}
+
+// The paper's values of one metric per method label (first data set that has them), as printed.
+std::map<std::string, std::string> paper_values(const ReportData& report, const std::string& metric) {
+  std::map<std::string, std::string> out;
+  for (const auto& d : report.datasets)
+    for (const auto& m : report.methods) {
+      const Cell& c = report.cell(d.name, m, metric);
+      if (c.paper && !out.count(m)) {
+        std::ostringstream text;
+        text << c.paper->value;
+        out[m] = text.str();
+      }
+    }
+  return out;
+}
+
+bool is_artifact_file(const std::string& format) {
+  return format.ends_with(".csv") || format.ends_with(".svg");
+}
+
+// The shown jobs and the report built from them, for the artifact files.
+std::string artifact_output(const ReportSource& source, ResultsStore& store, const std::string& file) {
+  const std::vector<JobRecord> jobs = shown_jobs(source.spec, source.registry, store, source.selection);
+  std::vector<const JobRecord*> pointers;
+  for (const auto& j : jobs) pointers.push_back(&j);
+  const ReportData report =
+      build_report(source.spec, source.registry, store, load_reference(source.spec, source.registry), source.selection);
+  const auto paper_kl = paper_values(report, "kl");
+  if (file.empty()) {  // every file
+    std::string all;
+    for (const auto& [name, text] : artifact_files(source.spec, pointers, paper_kl)) all += name + "\n";
+    return all;
+  }
+  return artifact_file(source.spec, pointers, paper_kl, file);
+}
+
+}  // namespace
+
+void check_format(const std::string& format, const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), format) != allowed.end()) return;
+  std::string list;
+  for (std::size_t i = 0; i < allowed.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
+  throw std::invalid_argument("--format '" + format + "' must be " + list);
+}
+
+std::string render(const ReportData& report, const std::string& format) {
+  if (format == "csv") return render_csv(report);
+  if (format == "latex") return render_latex(report);
+  return render_markdown(report);
+}
+
+std::string report_text(const std::string& format, const ReportSource& source) {
+  if (!is_artifact_file(format))
+    check_format(format, {"md", "csv", "latex", "splits", "jobs", "grid", "observations", "svg",
+                          "an artifact file such as parameter_marginals.csv"});
+  if (format == "observations") return observations_csv(spec_datasets(source));
+  const ExperimentSpec& spec = source.spec;
+  ResultsStore store(source.results, ResultsStore::Access::read_only);
+  if (is_artifact_file(format)) return artifact_output(source, store, format);
+  const std::vector<JobRecord> jobs = selected_jobs(store.jobs(spec.name, false), source.selection);
+  if (jobs.empty())
+    std::cerr << "note: " << store.path() << " holds no job of " << spec.name
+              << (source.selection.all() ? "" : " in the selection") << "\n";
+  if (format == "splits") return render_split_csv(jobs);
+  if (format == "jobs") return render_job_csv(jobs);
+  if (format == "svg" && !spec.grid)
+    return plot::render_svg(comparison_figure(
+        build_report(spec, source.registry, store, load_reference(spec, source.registry), source.selection)));
+  if (format == "grid" || format == "svg") {
+    // Only the grids of the jobs the table would show (the spec's current configuration, the selection).
+    const std::set<JobKey> current = selected_job_keys(spec, source.registry, jobs);
+    auto grids = store.grids(spec.name);
+    std::erase_if(grids, [&](const auto& g) { return !current.count(g.first); });
+    if (format == "grid") return render_grid_csv(grids);
+    return plot::render_svg(grid_figure(spec, grids, spec_datasets(source), synthetic_truth(source)));
+  }
+  return render(build_report(spec, source.registry, store, load_reference(spec, source.registry), source.selection),
+                format);
+}
+
+std::vector<std::pair<std::string, std::string>> published_files(const ReportSource& source) {
+  std::vector<std::pair<std::string, std::string>> formats;
+  if (source.spec.grid)
+    formats = {{"report.md", "md"},   {"grid.csv", "grid"},     {"observations.csv", "observations"},
+               {"figure.svg", "svg"}, {"splits.csv", "splits"}, {"jobs.csv", "jobs"}};
+  else
+    formats = {{"report.md", "md"},   {"report.csv", "csv"},     {"report.tex", "latex"},
+               {"report.svg", "svg"}, {"splits.csv", "splits"}, {"jobs.csv", "jobs"}};
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& [name, format] : formats) files.emplace_back(name, report_text(format, source));
+  if (!source.spec.artifacts.empty()) {
+    ResultsStore store(source.results, ResultsStore::Access::read_only);
+    const std::vector<JobRecord> jobs = shown_jobs(source.spec, source.registry, store, source.selection);
+    std::vector<const JobRecord*> pointers;
+    for (const auto& j : jobs) pointers.push_back(&j);
+    const ReportData report =
+        build_report(source.spec, source.registry, store, load_reference(source.spec, source.registry), source.selection);
+    for (auto& file : artifact_files(source.spec, pointers, paper_values(report, "kl"))) files.push_back(std::move(file));
+  }
+  return files;
+}
+
+ComparisonOutcome compare_with_published(const ReportSource& source, const std::string& file, double tolerance) {
+  const std::string published = read_text_file(file, "--compare");
+  ResultsStore store(source.results, ResultsStore::Access::read_only);
+  ComparisonOutcome out;
+  if (is_split_table(published)) {
+    const SplitFileOutcome c = compare_with_split_file(
+        source.spec.name, selected_jobs(store.jobs(source.spec.name, false), source.selection), store.path(), file,
+        published, tolerance);
+    return {c.text, c.error, c.status};
+  }
+  const std::string ours = render_csv(
+      build_report(source.spec, source.registry, store, load_reference(source.spec, source.registry), source.selection));
+  const TableComparison c = compare_report_tables(ours, published, file, tolerance);
+  std::ostringstream text;
+  text << "# " << source.spec.name << ": " << store.path() << " against " << file << "\n\n"
+       << c.compared << " value(s) compared (timings excepted): " << c.identical << " identical, " << c.within
+       << " within tolerance " << tolerance << ", " << c.differing.size() << " differ; " << c.not_rerun
+       << " published value(s) not rerun here, " << c.partial << " over a different number of splits, "
+       << c.not_published << " of ours not in the published table\n";
+  if (c.compared == 0) {
+    out.error = "no value of " + file + " could be compared with this store's report";
+    out.status = 1;
+  }
+  if (!c.differing.empty()) {
+    text << "\n| data set | method | metric | ours | se | published | se | relative difference |\n"
+            "|---|---|---|---|---|---|---|---|\n";
+    for (const auto& d : c.differing)
+      text << "| " << d.dataset << " | " << d.method << " | " << d.metric << " | " << d.ours << " | " << d.ours_se
+           << " | " << d.theirs << " | " << d.theirs_se << " | " << d.relative << " |\n";
+    out.status = 1;
+  }
+  out.text = text.str();
+  return out;
+}
+
+}  // namespace bnn::exp

@@ -1,0 +1,244 @@
+#include "experiments/src/report/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <string_view>
+
+#include "experiments/src/plan/plan.hpp"
+#include "experiments/src/report/artifact_report.hpp"
+#include "experiments/src/plan/selection.hpp"
+
+namespace bnn::exp {
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+const Evaluation* last_evaluation(const JobRecord& job) {
+  const Evaluation* best = nullptr;
+  for (const auto& e : job.evaluations)
+    if (!best || e.step > best->step) best = &e;
+  return best;
+}
+}  // namespace
+
+const Cell& ReportData::cell(const std::string& dataset, const std::string& label, const std::string& metric) const {
+  static const Cell empty;
+  auto it = cells.find({dataset, label, metric});
+  return it == cells.end() ? empty : it->second;
+}
+
+std::map<std::string, Summary> aggregate_metrics(const std::vector<const JobRecord*>& jobs) {
+  std::map<std::string, std::vector<double>> per_split;
+  std::vector<double> lpd, se;
+  bool every_job_has_points = true;  // not so after `merge --without-points`: then nothing is pooled
+  for (const JobRecord* job : jobs) {
+    const Evaluation* e = last_evaluation(*job);
+    if (!e) continue;
+    for (const auto& [name, value] : e->metrics) per_split[name].push_back(value);
+    // CPU seconds of fit + predict (prediction runs on one thread), where the store has them.
+    if (job->fit_cpu_seconds > 0.0) per_split["cpu_seconds"].push_back(job->fit_cpu_seconds + job->predict_seconds);
+    if (e->points.log_density.empty()) every_job_has_points = false;
+    if (!every_job_has_points) continue;
+    lpd.insert(lpd.end(), e->points.log_density.begin(), e->points.log_density.end());
+    se.insert(se.end(), e->points.squared_error.begin(), e->points.squared_error.end());
+  }
+  std::map<std::string, Summary> out;
+  for (const auto& [name, values] : per_split) out[name] = mean_and_se(values);
+  if (!lpd.empty() && every_job_has_points) {
+    // Pooled over all test points of all splits (EP-NN Table 1); the mean's standard error
+    // is that of the per-split means.
+    const Summary lpd_split = out.count("lpd_mean") ? out["lpd_mean"] : Summary{kNaN, kNaN};
+    const Summary se_split = out.count("se_mean") ? out["se_mean"] : Summary{kNaN, kNaN};
+    double lpd_sum = 0.0, se_sum = 0.0;
+    for (double v : lpd) lpd_sum += v;
+    for (double v : se) se_sum += v;
+    out["lpd_mean"] = {lpd_sum / static_cast<double>(lpd.size()), lpd_split.se};
+    out["se_mean"] = {se_sum / static_cast<double>(se.size()), se_split.se};
+    out["lpd_std"] = {sample_std(lpd), kNaN};
+    out["lpd_p01"] = {percentile(lpd, 1.0), kNaN};
+    out["se_std"] = {sample_std(se), kNaN};
+    out["se_p99"] = {percentile(se, 99.0), kNaN};
+  }
+  return out;
+}
+
+std::vector<JobRecord> selected_jobs(std::vector<JobRecord> jobs, const ReportSelection& selection) {
+  std::erase_if(jobs, [&](const JobRecord& j) { return !selection.shows(j.key); });
+  return jobs;
+}
+
+ReportSelection report_selection(const ExperimentSpec& spec, const data::DatasetRegistry& registry,
+                                 const std::vector<std::string>& methods, const std::vector<std::string>& datasets) {
+  ReportSelection selection;
+  selection.methods = methods;
+  selection.datasets = checked_selection(spec, registry, methods, datasets);
+  return selection;
+}
+
+std::vector<JobRecord> shown_jobs(const ExperimentSpec& spec, const data::DatasetRegistry& registry,
+                                  ResultsStore& store, const ReportSelection& selection) {
+  std::vector<JobRecord> jobs = selected_jobs(store.jobs(spec.name, true), selection);
+  const std::set<JobKey> current = selected_job_keys(spec, registry, jobs);
+  std::erase_if(jobs, [&](const JobRecord& j) { return j.status != "ok" || !current.count(j.key); });
+  return jobs;
+}
+
+bool ReportSelection::shows_method(const std::string& label) const {
+  return methods.empty() || std::find(methods.begin(), methods.end(), label) != methods.end();
+}
+
+bool ReportSelection::shows_dataset(const std::string& name) const {
+  return datasets.empty() || std::find(datasets.begin(), datasets.end(), name) != datasets.end();
+}
+
+ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry& registry,
+                        ResultsStore& store, const ReferenceValues& references, const ReportSelection& selection) {
+  ReportData r;
+  r.spec = &spec;
+  r.metrics = spec.report.metrics;
+  r.store_path = store.path();
+  r.runs = store.runs(spec.name);
+  for (const auto& m : spec.methods)
+    if (selection.shows_method(m.label)) r.methods.push_back(m.label);
+  if (!selection.all()) {
+    const auto list = [](const std::vector<std::string>& names) {
+      std::string text;
+      for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+      return text.empty() ? std::string("all") : text;
+    };
+    r.notes.push_back("part of the experiment: methods " + list(selection.methods) + "; data sets " +
+                      list(selection.datasets));
+  }
+  const bool pooled = std::any_of(r.metrics.begin(), r.metrics.end(), [](const std::string& m) {
+    const MetricInfo* info = find_metric(m);
+    return info && info->pooled;
+  });
+  const bool need_points = pooled || !spec.artifacts.empty();
+  std::vector<const JobRecord*> finished;  // finished jobs of the table, for its artifacts
+  const std::vector<JobRecord> jobs = store.jobs(spec.name, need_points);
+  std::set<std::string> stale;
+  std::set<std::string> unpooled;  // some job without per-point predictions (merge --without-points)
+  std::map<std::pair<std::string, std::string>, std::vector<int>> warned;  // (dataset/label, text) -> splits
+  // (label, options it lacked) -> "dataset k of n" for jobs stored before those options existed
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> older;
+
+  for (const auto& dc : spec.datasets) {
+    const data::DatasetSpec& ds = registry.find(dc.name);
+    if (!selection.shows_dataset(ds.name)) continue;
+    DatasetRow row{&dc, ds.name, 0, 0, 0, ds.paper_n, ds.paper_d};
+    std::map<std::string, std::map<std::string, Summary>> by_method;
+    for (const auto& m : spec.methods) {
+      const bool shown = selection.shows_method(m.label);
+      if (!shown && m.label != spec.report.relative_time_to) continue;
+      const JobSelection chosen = select_jobs(jobs, ds.name, m.label, config_identity(spec, dc, ds, m));
+      if (!shown) {  // only the base of the relative times
+        std::vector<const JobRecord*> ok;
+        for (const JobRecord* j : chosen.jobs)
+          if (j->status == "ok") ok.push_back(j);
+        by_method[m.label] = aggregate_metrics(ok);
+        continue;
+      }
+      if (chosen.other_configurations) stale.insert(ds.name + "/" + m.label);
+      if (chosen.older > 0) {
+        std::string names;
+        for (const auto& o : chosen.missing_options) names += (names.empty() ? "" : ", ") + o;
+        older[{m.label, names}].push_back(ds.name + " " + std::to_string(chosen.older) + " of " +
+                                          std::to_string(chosen.jobs.size()));
+      }
+      std::vector<const JobRecord*> ok;
+      int failed = 0;
+      for (const JobRecord* jp : chosen.jobs) {
+        const JobRecord& j = *jp;
+        if (j.status == "ok") {
+          ok.push_back(&j);
+          finished.push_back(&j);
+          std::string_view rest = j.warnings;
+          while (!rest.empty()) {
+            const auto cut = rest.find("; ");
+            auto& splits = warned[{ds.name + "/" + m.label, std::string(rest.substr(0, cut))}];
+            if (splits.empty() || splits.back() != j.key.split) splits.push_back(j.key.split);  // a warning twice in one job counts once
+            rest = cut == std::string_view::npos ? std::string_view{} : rest.substr(cut + 2);
+          }
+          if (row.n_train == 0) {
+            row.n_train = j.n_train;
+            row.n_test = j.n_test;
+            row.d = j.n_features;
+          }
+        } else {
+          ++failed;
+          r.failures.push_back(j.key.describe() + ": " + j.error);
+        }
+      }
+      by_method[m.label] = aggregate_metrics(ok);
+      if (pooled && !ok.empty() && !by_method[m.label].contains("lpd_std"))
+        unpooled.insert(ds.name + "/" + m.label);
+      for (const auto& metric : r.metrics) {
+        Cell c;
+        c.n_splits = static_cast<int>(ok.size());
+        c.n_failed = failed;
+        if (!ok.empty() && metric != "rel_time") {
+          auto it = by_method[m.label].find(metric);
+          if (it != by_method[m.label].end()) c.ours = it->second;
+        }
+        if (auto p = references.find({ds.name, m.label, metric}); p != references.end()) c.paper = p->second;
+        r.cells[{ds.name, m.label, metric}] = c;
+      }
+    }
+    // CPU time relative to the reference method on the same data set (as the EP-NN paper's
+    // table; wall time, which other load inflates, only where a store lacks CPU times).
+    if (!spec.report.relative_time_to.empty()) {
+      const auto& base = by_method[spec.report.relative_time_to];
+      for (const auto& m : spec.methods) {
+        if (!selection.shows_method(m.label)) continue;
+        Cell& c = r.cells[{ds.name, m.label, "rel_time"}];
+        const auto& mine = by_method[m.label];
+        for (const char* basis : {"cpu_seconds", "fit_seconds"}) {
+          auto a = mine.find(basis);
+          auto b = base.find(basis);
+          if (a == mine.end() || b == base.end() || !(b->second.value > 0)) continue;
+          c.ours = Summary{a->second.value / b->second.value, kNaN};
+          break;
+        }
+      }
+    }
+    for (auto& [key, c] : r.cells) {
+      if (std::get<0>(key) != ds.name || !c.ours || !c.paper) continue;
+      const MetricInfo* info = find_metric(std::get<2>(key));
+      if (!info || !info->comparable) continue;
+      const double se_ours = std::isnan(c.ours->se) ? 0.0 : c.ours->se;
+      const double se_paper = std::isnan(c.paper->se) ? 0.0 : c.paper->se;
+      const double combined = std::sqrt(se_ours * se_ours + se_paper * se_paper);
+      c.differs = combined > 0 && distance_beyond_rounding(c.ours->value, *c.paper) > 2.0 * combined;
+    }
+    r.datasets.push_back(row);
+  }
+  for (const auto& [key, shares] : older) {
+    std::string list;
+    for (const auto& share : shares) list += (list.empty() ? "" : ", ") + share;
+    r.notes.push_back(key.first + ": " +
+                      (key.second.empty() ? "jobs stored with the same options in another order: "
+                                          : "jobs run before the option(s) " + key.second +
+                                                " existed, shown since those options are at their defaults: ") +
+                      list);
+  }
+  for (const auto& [key, splits] : warned) {
+    std::string list;
+    for (std::size_t i = 0; i < splits.size(); ++i) list += (i ? ", " : "") + std::to_string(splits[i]);
+    r.warnings.push_back(key.first + ": " + key.second + " (" + std::to_string(splits.size()) +
+                         (splits.size() == 1 ? " split: " : " splits: ") + list + ")");
+  }
+  for (const auto& s : unpooled)
+    r.notes.push_back(s + ": some jobs have no per-point predictions (a store merged with --without-points), so LPD and SE "
+                          "means are means of per-split means and their std and percentiles are not shown");
+  for (const auto& s : stale)
+    r.notes.push_back(s + ": the store also holds results made with other options or seed (not shown; pass the run's --set to report them)");
+  r.artifacts = artifact_markdown(spec, finished);
+  for (const auto& m : spec.methods)
+    if (selection.shows_method(m.label) && !method_available(m.method)) r.notes.push_back("method " + m.label + " (" + m.method + ") is not implemented yet: no results of ours" +
+                       (spec.reference ? " (the paper's numbers are shown)" : ""));
+  return r;
+}
+
+}  // namespace bnn::exp

@@ -1,0 +1,35 @@
+#include "experiments/src/report/run_tables.hpp"
+
+#include <sstream>
+
+#include "experiments/src/run/progress.hpp"
+
+namespace bnn::exp {
+
+std::string dry_run_table(const std::vector<PlanStatus>& rows, const std::string& results, bool rerun) {
+  std::ostringstream out;
+  out << "| data set | method | jobs | done | done (older options) | failed before | done without the artifacts asked "
+         "for | not run | wall time per finished job |\n"
+      << "|---|---|---|---|---|---|---|---|---|\n";
+  long to_run = 0;
+  for (const auto& r : rows) {
+    const long finished = r.done + r.done_older;
+    out << "| " << r.dataset << " | " << r.method_label << " | " << r.planned << " | " << r.done << " | "
+        << r.done_older << " | " << r.retry << " | " << r.artifacts << " | " << r.fresh << " | "
+        << (finished > 0 ? format_duration(r.seconds / static_cast<double>(finished)) : "—") << " |\n";
+    to_run += r.retry + r.artifacts + r.fresh + (rerun ? finished : 0);
+  }
+  out << "\n" << to_run << " job(s) would run" << (rerun ? " (--rerun: the finished ones again)" : "")
+      << "; results store " << results << "\n";
+  return out.str();
+}
+
+std::string run_summary_line(const std::string& experiment, const RunSummary& summary) {
+  std::ostringstream out;
+  out << experiment << ": ran " << summary.ran << " job(s) in " << format_duration(summary.wall_seconds) << " ("
+      << summary.failed << " failed), " << summary.already_done << " already done";
+  if (summary.kept > 0) out << ", " << summary.kept << " failed rerun(s) kept the finished result";
+  return out.str();
+}
+
+}  // namespace bnn::exp

@@ -1,0 +1,57 @@
+#pragma once
+// Runs the jobs of a plan in parallel with OpenMP (one job per thread, or every thread for a
+// lone job; no exception leaves the parallel region), writing each finished job to the
+// results store at once.
+#include <string>
+#include <vector>
+
+#include "methods/core/model.hpp"
+#include "experiments/src/plan/plan.hpp"
+#include "experiments/src/run/job_data.hpp"
+#include "experiments/src/store/store.hpp"
+
+namespace bnn::exp {
+
+// --threads must be in 1 .. kMaxThreads (OpenMP cannot start arbitrarily many); throws
+// std::invalid_argument otherwise.
+inline constexpr int kMaxThreads = 1024;
+void check_threads(int threads);
+
+struct RunOptions {
+  int threads = 1;
+  int shard_index = 1;
+  int shard_count = 1;
+  bool progress_bar = false;  // a bar on a terminal, log lines otherwise
+  bool quiet = false;
+  // Run finished jobs again too, each new result replacing the finished one; a rerun that
+  // fails is reported and the finished result kept (ResultsStore::record).
+  bool rerun = false;
+  std::string command_line;
+};
+
+struct RunSummary {
+  long planned = 0;        // jobs in this shard
+  long already_done = 0;   // skipped: finished in an earlier run (see selection.hpp)
+  long ran = 0;
+  long failed = 0;
+  long kept = 0;           // failed reruns: the finished result stays in the store
+  std::vector<std::string> store_errors;
+  double wall_seconds = 0.0;
+};
+
+// Runs one job (fit, predict, score) and returns its record; never throws. `threads` > 1:
+// the calling thread's OpenMP team size for the job, and CPU time counted for the process.
+JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& job, int threads = 1);
+
+// Training rows x (columns + 1) of the job's split: the scale of its cost.
+double job_size(const Plan& plan, const Job& job);
+
+// The order run_plan starts jobs in: largest training data (rows x (columns + 1)) first, plan
+// order among equals, so that long jobs do not start last and leave threads idle.
+std::vector<const Job*> largest_first(const Plan& plan, std::vector<const Job*> jobs);
+
+RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& store, const RunOptions& options);
+
+std::string code_version();
+
+}  // namespace bnn::exp
