@@ -71,4 +71,18 @@ bool scalar_cavity(double mean, double variance, double site_tau, double site_nu
   return true;
 }
 
+InputPriorCavity input_prior_cavity(const Sites& sites, const Approximation& q, int k, Eigen::Index j, int l,
+                                    double eta) {
+  InputPriorCavity c;
+  c.mean = q.w_mean[k][j];
+  c.variance = q.w_cov[k](j, j);
+  c.phi_variance = 1.0 / q.phi_tau[l];
+  c.phi_mean = q.phi_nu[l] / q.phi_tau[l];
+  c.ok = scalar_cavity(c.mean, c.variance, sites.w_tau(k, j), sites.w_nu(k, j), eta, c.w_cavity_mean,
+                       c.w_cavity_variance) &&
+         scalar_cavity(c.phi_mean, c.phi_variance, sites.phi_tau(k, j), sites.phi_nu(k, j), eta, c.phi_cavity_mean,
+                       c.phi_cavity_variance);
+  return c;
+}
+
 }  // namespace bnn::nnep

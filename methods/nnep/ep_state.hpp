@@ -53,4 +53,17 @@ double rank_one_update_mean(Eigen::VectorXd& mean, const Eigen::Ref<const Eigen:
 bool scalar_cavity(double mean, double variance, double site_tau, double site_nu, double eta, double& cavity_mean,
                    double& cavity_variance);
 
+// The hierarchical prior site of input weight (k, j) in scale group l: the marginals q(w_kj) and
+// q(phi_l), and the cavities of both with fraction eta (Appendix F step 1); ok is false if
+// either cavity is improper.
+struct InputPriorCavity {
+  double mean = 0.0, variance = 0.0;              // q(w_kj)
+  double phi_mean = 0.0, phi_variance = 0.0;      // q(phi_l)
+  double w_cavity_mean = 0.0, w_cavity_variance = 0.0;
+  double phi_cavity_mean = 0.0, phi_cavity_variance = 0.0;
+  bool ok = false;
+};
+InputPriorCavity input_prior_cavity(const Sites& sites, const Approximation& q, int k, Eigen::Index j, int l,
+                                    double eta);
+
 }  // namespace bnn::nnep

@@ -80,14 +80,12 @@ double log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& 
     for (int k = 0; k < K; ++k)
       for (Eigen::Index j = 0; j < d; ++j) {
         const int l = group[static_cast<std::size_t>(k) * d + j];
-        const double mean = q.w_mean[k][j], variance = q.w_cov[k](j, j);
-        const double phi_var = 1.0 / q.phi_tau[l], phi_mean = q.phi_nu[l] / q.phi_tau[l];
-        double wm, wv, pm, pv;
-        if (!scalar_cavity(mean, variance, sites.w_tau(k, j), sites.w_nu(k, j), prior_eta, wm, wv) ||
-            !scalar_cavity(phi_mean, phi_var, sites.phi_tau(k, j), sites.phi_nu(k, j), prior_eta, pm, pv))
-          return std::numeric_limits<double>::quiet_NaN();
-        const PriorTilted tilted = hierarchical_tilted(family, wm, wv, pm, pv, prior_eta);
-        prior_terms += tilted.log_normalizer + psi(wm, wv) - psi(mean, variance) + psi(pm, pv) - psi(phi_mean, phi_var);
+        const InputPriorCavity c = input_prior_cavity(sites, q, k, j, l, prior_eta);
+        if (!c.ok) return std::numeric_limits<double>::quiet_NaN();
+        const PriorTilted tilted = hierarchical_tilted(family, c.w_cavity_mean, c.w_cavity_variance,
+                                                       c.phi_cavity_mean, c.phi_cavity_variance, prior_eta);
+        prior_terms += tilted.log_normalizer + psi(c.w_cavity_mean, c.w_cavity_variance) - psi(c.mean, c.variance) +
+                       psi(c.phi_cavity_mean, c.phi_cavity_variance) - psi(c.phi_mean, c.phi_variance);
       }
     total += prior_terms / prior_eta;
     for (Eigen::Index l = 0; l < q.phi_tau.size(); ++l)

@@ -62,16 +62,11 @@ double input_prior_ep(const std::vector<int>& group, const Options& o, int sweep
     for (int k = 0; k < K; ++k)
       for (Eigen::Index j = 0; j < d; ++j) {
         const int l = group[static_cast<std::size_t>(k) * d + j];
-        const double mean = q.w_mean[k][j], variance = q.w_cov[k](j, j);
-        const double phi_variance = 1.0 / q.phi_tau[l], phi_mean = q.phi_nu[l] / q.phi_tau[l];
-        double w_cavity_mean, w_cavity_variance, phi_cavity_mean, phi_cavity_variance;
-        if (!scalar_cavity(mean, variance, sites.w_tau(k, j), sites.w_nu(k, j), eta, w_cavity_mean,
-                           w_cavity_variance) ||
-            !scalar_cavity(phi_mean, phi_variance, sites.phi_tau(k, j), sites.phi_nu(k, j), eta, phi_cavity_mean,
-                           phi_cavity_variance))
-          continue;
-        const PriorTilted tilted =
-            hierarchical_tilted(family, w_cavity_mean, w_cavity_variance, phi_cavity_mean, phi_cavity_variance, eta);
+        const InputPriorCavity c = input_prior_cavity(sites, q, k, j, l, eta);
+        if (!c.ok) continue;
+        const double mean = c.mean, variance = c.variance;
+        const PriorTilted tilted = hierarchical_tilted(family, c.w_cavity_mean, c.w_cavity_variance, c.phi_cavity_mean,
+                                                       c.phi_cavity_variance, eta);
         double delta_tau, delta_nu;
         if (!tilted.ok || !prior_site_step(mean, variance, tilted, sites.w_tau(k, j), o.damping_prior, eta, o.tau_min,
                                            delta_tau, delta_nu))
