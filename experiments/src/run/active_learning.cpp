@@ -79,7 +79,7 @@ JobRecord run_active_learning(const ExperimentSpec& spec, const Plan& plan, cons
                               const JobRecord* resume, const std::function<void(const JobRecord&)>& checkpoint) {
   JobRecord rec = new_job_record(spec, job);
   const bool original_scale = spec.scale == "original";
-  try {
+  fail_on_exception(rec, [&] {
     const int additions = spec.active_learning->additions;
     const PreparedDataset& pd = plan.datasets.at(job.dataset);
     const data::Split& split = pd.splits.at(static_cast<std::size_t>(job.key.split));
@@ -134,13 +134,7 @@ JobRecord run_active_learning(const ExperimentSpec& spec, const Plan& plan, cons
       rec.finished_at = utc_now();
       if (checkpoint && step < additions) checkpoint(rec);
     }
-  } catch (const std::exception& ex) {
-    rec.status = "failed";
-    rec.error = ex.what();
-  } catch (...) {
-    rec.status = "failed";
-    rec.error = "unknown exception";
-  }
+  });
   rec.finished_at = utc_now();
   return rec;
 }

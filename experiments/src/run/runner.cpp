@@ -78,6 +78,18 @@ void add_fit(JobRecord& rec, const FitAndScore& fitted) {
   for (const auto& w : report.warnings) rec.warnings += (rec.warnings.empty() ? "" : "; ") + w;
 }
 
+void fail_on_exception(JobRecord& rec, const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const std::exception& ex) {
+    rec.status = "failed";
+    rec.error = ex.what();
+  } catch (...) {
+    rec.status = "failed";
+    rec.error = "unknown exception";
+  }
+}
+
 void fail_non_finite(JobRecord& rec, long non_finite) {
   rec.status = "failed";
   rec.error = "non-finite predictions at " + std::to_string(non_finite) + " points (fit status " + rec.fit_status +
@@ -89,7 +101,7 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
   const TeamSize team(threads);
   if (spec.active_learning) return run_active_learning(spec, plan, job, threads, resume, checkpoint);
   JobRecord rec = new_job_record(spec, job);
-  try {
+  fail_on_exception(rec, [&] {
     const PreparedDataset& pd = plan.datasets.at(job.dataset);
     const JobData data = prepare_job_data(plan, job);
     rec.n_train = data.train.X.rows();
@@ -108,13 +120,7 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
     rec.evaluations.push_back(std::move(fitted.evaluation));
     if (non_finite > 0) fail_non_finite(rec, non_finite);
     else rec.status = "ok";
-  } catch (const std::exception& ex) {
-    rec.status = "failed";
-    rec.error = ex.what();
-  } catch (...) {
-    rec.status = "failed";
-    rec.error = "unknown exception";
-  }
+  });
   rec.finished_at = utc_now();
   return rec;
 }

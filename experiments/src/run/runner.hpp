@@ -55,6 +55,8 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
 JobRecord new_job_record(const ExperimentSpec& spec, const Job& job);
 void add_fit(JobRecord& rec, const FitAndScore& fitted);
 void fail_non_finite(JobRecord& rec, long non_finite);
+// Runs `body`; what it throws fails the record with its message (a job never throws).
+void fail_on_exception(JobRecord& rec, const std::function<void()>& body);
 
 // Training rows x (columns + 1) of the job's split: the scale of its cost.
 double job_size(const Plan& plan, const Job& job);
