@@ -131,7 +131,7 @@ expect_error 2 "kind.toml, line 7, column 8: unknown artifact kind 'traces'" "$B
 # Outputs never overwrite a results store; reading a store never writes it.
 "$BNNBENCH" run quickstart -q --no-report --results store
 cp store/bnnbench.sqlite before.sqlite
-expect_error 2 "no artifact file 'weights.csv' in this store's results of quickstart \(it has none\)" "$BNNBENCH" report quickstart --results store --format weights.csv
+expect_error 2 "no file 'weights.csv' in this store's results of quickstart \(it has none\)" "$BNNBENCH" report quickstart --results store --format weights.csv
 expect_error 2 '-o store/bnnbench.sqlite is a results store' "$BNNBENCH" report quickstart --results store -o store/bnnbench.sqlite
 expect_error 2 '--predictions store/bnnbench.sqlite is a results store' fit --train good.txt --test good.txt --predictions store/bnnbench.sqlite
 cmp -s before.sqlite store/bnnbench.sqlite || fail "the store changed"

@@ -95,7 +95,7 @@ sed '/^\[\[artifacts\]\]/,/^splits = /d' "$BNNBENCH_HOME_DIR/experiments/epnn-ta
 ! grep -q artifacts plain.toml || fail "plain.toml still asks for artifacts"
 "$BNNBENCH" run ./plain.toml --methods nn-mc --datasets boston --splits 0,1 "${short[@]}" --results "$work/p" -q --no-report
 out=$("$BNNBENCH" run epnn-table1 --methods nn-mc --datasets boston --splits 0,1 "${short[@]}" --results "$work/p" -n)
-grep -q '^| boston | nn-mc | 2 | 1 | 0 | 0 | 1 | 0 |' <<<"$out" || fail "dry run, fold 0 without its traces: $out"
+grep -q '^| boston | nn-mc | 2 | 1 | 0 | 0 | 0 | 1 | 0 |' <<<"$out" || fail "dry run, fold 0 without its traces: $out"
 grep -q '^1 job(s) would run' <<<"$out" || fail "dry run count: $out"
 "$BNNBENCH" run epnn-table1 --methods nn-mc --datasets boston --splits 0,1 "${short[@]}" --results "$work/p" -q --no-report
 "$BNNBENCH" report epnn-table1 --results "$work/p" "${short[@]}" --format chain_rhat.csv | cmp - "$work/traces/chain_rhat.csv" ||

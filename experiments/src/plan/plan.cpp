@@ -56,6 +56,9 @@ ConfigIdentity config_identity(const ExperimentSpec& spec, const DatasetConfig& 
   if (dataset.constant_inputs != data::ConstantInputs::zero)
     id.canonical += "|constant_inputs=" + data::to_string(dataset.constant_inputs);
   if (spec.normalization != "training-part") id.canonical += "|normalization=" + spec.normalization;
+  if (spec.active_learning)
+    id.canonical += "|active_learning=additions:" + std::to_string(spec.active_learning->additions) +
+                    "|selection=" + method.selection;
   id.hash = hex16(hash_bytes(id.canonical));
   return id;
 }
@@ -247,6 +250,11 @@ Plan make_plan(const ExperimentSpec& spec, const data::DatasetRegistry& registry
         job.config = id.canonical;
         job.dataset = dataset_index;
         job.seed = job_seed(spec, job.key);
+        job.fit_seed = job.seed;
+        if (spec.active_learning) {
+          const std::string fits = id.canonical.substr(0, id.canonical.rfind("|selection="));
+          job.fit_seed = derive_seed(derive_seed(derive_seed(spec.seed, ds.name), fits), static_cast<std::uint64_t>(s));
+        }
         job.artifacts = artifact_requests(spec, job.key, dc.name);
         plan.jobs.push_back(std::move(job));
       }

@@ -29,6 +29,10 @@ struct Job {
   std::string config;  // canonical configuration text (stored with the results)
   std::size_t dataset = 0;
   std::uint64_t seed = 0;
+  // Active learning: the seed of its fits, the same for the configurations that differ only in
+  // their selection, so that a method's "variance" and "random" jobs of a split start from the
+  // same fit (a paired comparison). Otherwise `seed`.
+  std::uint64_t fit_seed = 0;
   std::vector<const ArtifactSpec*> artifacts;  // the spec's requests that apply to this job
 };
 

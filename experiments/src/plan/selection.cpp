@@ -176,6 +176,8 @@ std::vector<PlanStatus> plan_status(const std::vector<Job>& jobs, const std::vec
     const JobRecord* record = records[j];
     if (!record) {
       ++row.fresh;
+    } else if (record->status == "partial") {
+      ++row.partial;
     } else if (record->status != "ok") {
       ++row.retry;
     } else if (!is_finished(job, record)) {

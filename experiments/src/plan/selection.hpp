@@ -60,6 +60,7 @@ struct PlanStatus {
   long done_older = 0;  // finished before some options existed (see select_jobs)
   long retry = 0;       // failed before: run again
   long artifacts = 0;   // finished, but without artifacts the spec now asks for: run again
+  long partial = 0;     // active learning stopped part way: resumes after its stored steps
   long fresh = 0;       // never run
   double seconds = 0.0;  // fit + predict, summed over the finished ones
 };

@@ -190,15 +190,4 @@ std::vector<std::pair<std::string, std::string>> artifact_files(const Experiment
   return files;
 }
 
-std::string artifact_file(const ExperimentSpec& spec, const std::vector<const JobRecord*>& jobs,
-                          const std::map<std::string, std::string>& paper_kl, const std::string& file_name) {
-  std::string known;
-  for (auto& [name, text] : artifact_files(spec, jobs, paper_kl)) {
-    if (name == file_name) return text;
-    known += (known.empty() ? "" : ", ") + name;
-  }
-  throw std::invalid_argument("no artifact file '" + file_name + "' in this store's results of " + spec.name +
-                              (known.empty() ? " (it has none)" : " (it has: " + known + ")"));
-}
-
 }  // namespace bnn::exp

@@ -26,9 +26,4 @@ std::vector<std::pair<std::string, std::string>> artifact_files(const Experiment
                                                                 const std::vector<const JobRecord*>& jobs,
                                                                 const std::map<std::string, std::string>& paper_kl);
 
-// The kinds' figures and tables as `report --format` names them: "TABLE.csv" or "KIND.svg" ...
-// of the files above; std::invalid_argument naming the known ones otherwise.
-std::string artifact_file(const ExperimentSpec& spec, const std::vector<const JobRecord*>& jobs,
-                          const std::map<std::string, std::string>& paper_kl, const std::string& file_name);
-
 }  // namespace bnn::exp

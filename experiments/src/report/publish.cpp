@@ -12,6 +12,7 @@
 #include "experiments/src/plan/selection.hpp"
 #include "experiments/src/plot/comparison_figure.hpp"
 #include "experiments/src/plot/grid_figure.hpp"
+#include "experiments/src/report/active_learning_report.hpp"
 #include "experiments/src/report/artifact_report.hpp"
 #include "experiments/src/verify/split_comparison.hpp"
 #include "experiments/src/verify/split_file.hpp"
@@ -80,20 +81,25 @@ bool is_artifact_file(const std::string& format) {
   return format.ends_with(".csv") || format.ends_with(".svg");
 }
 
-// The shown jobs and the report built from them, for the artifact files.
-std::string artifact_output(const ReportSource& source, ResultsStore& store, const std::string& file) {
+// The files drawn from the shown jobs: the artifacts' tables and figures, an active-learning
+// experiment's learning curves. Name -> contents.
+std::vector<std::pair<std::string, std::string>> figure_files(const ReportSource& source, ResultsStore& store) {
+  std::vector<std::pair<std::string, std::string>> files;
+  if (source.spec.artifacts.empty() && !source.spec.active_learning) return files;
   const std::vector<JobRecord> jobs = shown_jobs(source.spec, source.registry, store, source.selection);
-  std::vector<const JobRecord*> pointers;
-  for (const auto& j : jobs) pointers.push_back(&j);
-  const ReportData report =
-      build_report(source.spec, source.registry, store, load_reference(source.spec, source.registry), source.selection);
-  const auto paper_kl = paper_values(report, "kl");
-  if (file.empty()) {  // every file
-    std::string all;
-    for (const auto& [name, text] : artifact_files(source.spec, pointers, paper_kl)) all += name + "\n";
-    return all;
+  if (!source.spec.artifacts.empty()) {
+    std::vector<const JobRecord*> pointers;
+    for (const auto& j : jobs) pointers.push_back(&j);
+    const ReportData report = build_report(source.spec, source.registry, store,
+                                           load_reference(source.spec, source.registry), source.selection);
+    files = artifact_files(source.spec, pointers, paper_values(report, "kl"));
   }
-  return artifact_file(source.spec, pointers, paper_kl, file);
+  if (source.spec.active_learning && !jobs.empty()) {
+    files.emplace_back("learning_curves.csv", learning_curves_csv(source.spec, source.registry, jobs));
+    files.emplace_back("learning_curves.svg",
+                       plot::render_svg(learning_curve_figure(source.spec, source.registry, jobs)));
+  }
+  return files;
 }
 
 }  // namespace
@@ -119,7 +125,15 @@ std::string report_text(const std::string& format, const ReportSource& source) {
   if (format == "observations") return observations_csv(spec_datasets(source));
   const ExperimentSpec& spec = source.spec;
   ResultsStore store(source.results, ResultsStore::Access::read_only);
-  if (is_artifact_file(format)) return artifact_output(source, store, format);
+  if (is_artifact_file(format)) {
+    std::string known;
+    for (auto& [name, text] : figure_files(source, store)) {
+      if (name == format) return text;
+      known += (known.empty() ? "" : ", ") + name;
+    }
+    throw std::invalid_argument("no file '" + format + "' in this store's results of " + spec.name +
+                                (known.empty() ? " (it has none)" : " (it has: " + known + ")"));
+  }
   const std::vector<JobRecord> jobs = selected_jobs(store.jobs(spec.name, false), source.selection);
   if (jobs.empty())
     std::cerr << "note: " << store.path() << " holds no job of " << spec.name
@@ -151,15 +165,8 @@ std::vector<std::pair<std::string, std::string>> published_files(const ReportSou
                {"report.svg", "svg"}, {"splits.csv", "splits"}, {"jobs.csv", "jobs"}};
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& [name, format] : formats) files.emplace_back(name, report_text(format, source));
-  if (!source.spec.artifacts.empty()) {
-    ResultsStore store(source.results, ResultsStore::Access::read_only);
-    const std::vector<JobRecord> jobs = shown_jobs(source.spec, source.registry, store, source.selection);
-    std::vector<const JobRecord*> pointers;
-    for (const auto& j : jobs) pointers.push_back(&j);
-    const ReportData report =
-        build_report(source.spec, source.registry, store, load_reference(source.spec, source.registry), source.selection);
-    for (auto& file : artifact_files(source.spec, pointers, paper_values(report, "kl"))) files.push_back(std::move(file));
-  }
+  ResultsStore store(source.results, ResultsStore::Access::read_only);
+  for (auto& file : figure_files(source, store)) files.push_back(std::move(file));
   return files;
 }
 

@@ -59,9 +59,11 @@ std::string metric_title(const std::string& name, const ReportData& r) {
   return title + " (" + name + ")";
 }
 
-bool method_has_paper(const ReportData& r, const std::string& label) {
+// Whether the paper has a value of the metric for the method on some data set: its table
+// gets a "(paper)" column.
+bool method_has_paper(const ReportData& r, const std::string& label, const std::string& metric) {
   for (const auto& [key, c] : r.cells)
-    if (std::get<1>(key) == label && c.paper) return true;
+    if (std::get<1>(key) == label && std::get<2>(key) == metric && c.paper) return true;
   return false;
 }
 
@@ -154,7 +156,7 @@ std::string render_markdown(const ReportData& r) {
       for (const auto& m : r.methods) {
         out << " " << m << " |";
         rule += "---|";
-        if (method_has_paper(r, m)) {
+        if (method_has_paper(r, m, metric)) {
           out << " " << m << " (paper) |";
           rule += "---|";
         }
@@ -165,7 +167,7 @@ std::string render_markdown(const ReportData& r) {
         for (const auto& m : r.methods) {
           const Cell& c = r.cell(d.name, m, metric);
           out << " " << ours_text(c, pm, dash, mark) << " |";
-          if (method_has_paper(r, m)) out << " " << paper_text(c, pm, dash) << " |";
+          if (method_has_paper(r, m, metric)) out << " " << paper_text(c, pm, dash) << " |";
         }
         out << "\n";
       }
@@ -229,7 +231,7 @@ std::string render_latex(const ReportData& r) {
       for (const auto& m : r.methods) {
         columns += "r";
         head += " & " + latex_escape(m);
-        if (method_has_paper(r, m)) {
+        if (method_has_paper(r, m, metric)) {
           columns += "r";
           head += " & " + latex_escape(m) + " (paper)";
         }
@@ -241,7 +243,7 @@ std::string render_latex(const ReportData& r) {
         for (const auto& m : r.methods) {
           const Cell& c = r.cell(d.name, m, metric);
           out << " & " << ours_text(c, pm, dash, mark);
-          if (method_has_paper(r, m)) out << " & " << paper_text(c, pm, dash);
+          if (method_has_paper(r, m, metric)) out << " & " << paper_text(c, pm, dash);
         }
         out << " \\\\\n";
       }

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "experiments/src/plan/plan.hpp"
+#include "experiments/src/report/active_learning_report.hpp"
 #include "experiments/src/report/artifact_report.hpp"
 #include "experiments/src/plan/selection.hpp"
 
@@ -117,6 +118,7 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
   });
   const bool need_points = pooled || !spec.artifacts.empty();
   std::vector<const JobRecord*> finished;  // finished jobs of the table, for its artifacts
+  long in_progress = 0;                     // active-learning jobs stopped part way
   const std::vector<JobRecord> jobs = store.jobs(spec.name, need_points);
   std::set<std::string> stale;
   std::set<std::string> unpooled;  // some job without per-point predictions (merge --without-points)
@@ -166,6 +168,8 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
             row.n_test = j.n_test;
             row.d = j.n_features;
           }
+        } else if (j.status == "partial") {
+          ++in_progress;
         } else {
           ++failed;
           r.failures.push_back(j.key.describe() + ": " + j.error);
@@ -235,6 +239,16 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
   for (const auto& s : stale)
     r.notes.push_back(s + ": the store also holds results made with other options or seed (not shown; pass the run's --set to report them)");
   r.artifacts = artifact_markdown(spec, finished);
+  if (spec.active_learning) {
+    std::vector<JobRecord> shown;
+    for (const JobRecord* j : finished) shown.push_back(*j);
+    std::vector<std::string> names;
+    for (const auto& d : r.datasets) names.push_back(d.name);
+    r.artifacts += paired_markdown(spec, names, shown);
+  }
+  if (in_progress > 0)
+    r.notes.push_back(std::to_string(in_progress) + " job(s) stopped part way (not shown); `bnnbench run` resumes them "
+                      "after their last stored step");
   for (const auto& m : spec.methods)
     if (selection.shows_method(m.label) && !method_available(m.method)) r.notes.push_back("method " + m.label + " (" + m.method + ") is not implemented yet: no results of ours" +
                        (spec.reference ? " (the paper's numbers are shown)" : ""));

@@ -8,16 +8,16 @@ namespace bnn::exp {
 
 std::string dry_run_table(const std::vector<PlanStatus>& rows, const std::string& results, bool rerun) {
   std::ostringstream out;
-  out << "| data set | method | jobs | done | done (older options) | failed before | done without the artifacts asked "
-         "for | not run | wall time per finished job |\n"
-      << "|---|---|---|---|---|---|---|---|---|\n";
+  out << "| data set | method | jobs | done | done (older options) | failed before | stopped part way | done without the "
+         "artifacts asked for | not run | wall time per finished job |\n"
+      << "|---|---|---|---|---|---|---|---|---|---|\n";
   long to_run = 0;
   for (const auto& r : rows) {
     const long finished = r.done + r.done_older;
     out << "| " << r.dataset << " | " << r.method_label << " | " << r.planned << " | " << r.done << " | "
-        << r.done_older << " | " << r.retry << " | " << r.artifacts << " | " << r.fresh << " | "
+        << r.done_older << " | " << r.retry << " | " << r.partial << " | " << r.artifacts << " | " << r.fresh << " | "
         << (finished > 0 ? format_duration(r.seconds / static_cast<double>(finished)) : "—") << " |\n";
-    to_run += r.retry + r.artifacts + r.fresh + (rerun ? finished : 0);
+    to_run += r.retry + r.partial + r.artifacts + r.fresh + (rerun ? finished : 0);
   }
   out << "\n" << to_run << " job(s) would run" << (rerun ? " (--rerun: the finished ones again)" : "")
       << "; results store " << results << "\n";

@@ -9,25 +9,29 @@ data::Standardizer identity_standardizer(Eigen::Index inputs) {
   return norm;
 }
 
-JobData prepare_job_data(const Plan& plan, const Job& job) {
-  const PreparedDataset& pd = plan.datasets.at(job.dataset);
-  const data::Split& split = pd.splits.at(static_cast<std::size_t>(job.key.split));
-  const Eigen::MatrixXd X_train = data::select_rows(pd.data.X, split.train);
-  const Eigen::VectorXd y_train = data::select_rows(pd.data.y, split.train);
+JobData prepare_job_data(const PreparedDataset& pd, const std::vector<Eigen::Index>& train,
+                         const std::vector<Eigen::Index>& test, const std::string& what) {
+  const Eigen::MatrixXd X_train = data::select_rows(pd.data.X, train);
+  const Eigen::VectorXd y_train = data::select_rows(pd.data.y, train);
   JobData out;
   if (!pd.normalize) {
     out.norm = identity_standardizer(X_train.cols());
     out.train = {X_train, y_train};
-    out.X_test = data::select_rows(pd.data.X, split.test);
+    out.X_test = data::select_rows(pd.data.X, test);
   } else {  // normalization uses the training part only
-    out.norm = data::Standardizer::fit(X_train, y_train, pd.data.origin + " (split " + std::to_string(job.key.split) + ")",
-                                       pd.config.constant_inputs);
+    out.norm = data::Standardizer::fit(X_train, y_train, what, pd.config.constant_inputs);
     out.train = {out.norm.transform_inputs(X_train), out.norm.transform_targets(y_train)};
-    out.X_test = out.norm.transform_inputs(data::select_rows(pd.data.X, split.test));
+    out.X_test = out.norm.transform_inputs(data::select_rows(pd.data.X, test));
   }
-  out.y_test = data::select_rows(pd.data.y, split.test);
-  out.test_rows.assign(split.test.begin(), split.test.end());
+  out.y_test = data::select_rows(pd.data.y, test);
+  out.test_rows.assign(test.begin(), test.end());
   return out;
+}
+
+JobData prepare_job_data(const Plan& plan, const Job& job) {
+  const PreparedDataset& pd = plan.datasets.at(job.dataset);
+  const data::Split& split = pd.splits.at(static_cast<std::size_t>(job.key.split));
+  return prepare_job_data(pd, split.train, split.test, pd.data.origin + " (split " + std::to_string(job.key.split) + ")");
 }
 
 JobData user_job_data(const UserFiles& files) {

@@ -22,6 +22,10 @@ struct JobData {
 };
 
 JobData prepare_job_data(const Plan& plan, const Job& job);
+// The same for given training and test rows of a data set (active learning's growing training
+// set); `what` names the data in errors.
+JobData prepare_job_data(const PreparedDataset& pd, const std::vector<Eigen::Index>& train,
+                         const std::vector<Eigen::Index>& test, const std::string& what);
 
 // `bnnbench fit`: a user's training and test files as a job's data, normalized with the
 // training file's statistics. Columns are matched by position; with headers on both files the

@@ -4,12 +4,14 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <map>
 #include <utility>
 
 #include "bnnbench_version.hpp"
 #include "datasets/src/normalize.hpp"
 #include "methods/registry.hpp"
 #include "experiments/src/artifacts/produce.hpp"
+#include "experiments/src/run/active_learning.hpp"
 #include "experiments/src/run/fit_and_score.hpp"
 #include "experiments/src/run/progress.hpp"
 #include "experiments/src/plan/selection.hpp"
@@ -51,8 +53,7 @@ void check_threads(int threads) {
                                 std::to_string(kMaxThreads));
 }
 
-JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& job, int threads) {
-  const TeamSize team(threads);
+JobRecord new_job_record(const ExperimentSpec& spec, const Job& job) {
   JobRecord rec;
   rec.key = job.key;
   rec.method = job.method->method;
@@ -61,7 +62,46 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
   rec.scale = spec.scale;
   rec.code_version = code_version();
   rec.host = host_name();
+  return rec;
+}
+
+void add_fit(JobRecord& rec, const FitAndScore& fitted) {
+  rec.fit_seconds += fitted.fit_seconds;
+  rec.predict_seconds += fitted.predict_seconds;
+  rec.fit_cpu_seconds += fitted.fit_cpu_seconds;
+  const FitReport& report = fitted.model->report();
+  rec.fit_status = to_string(report.status);
+  rec.fit_message = report.message;
+  rec.fit_iterations = report.iterations;
+  rec.diagnostics = join_diagnostics(report);
+  rec.warnings.clear();
+  for (const auto& w : report.warnings) rec.warnings += (rec.warnings.empty() ? "" : "; ") + w;
+}
+
+void fail_on_exception(JobRecord& rec, const std::function<void()>& body) {
   try {
+    body();
+  } catch (const std::exception& ex) {
+    rec.status = "failed";
+    rec.error = ex.what();
+  } catch (...) {
+    rec.status = "failed";
+    rec.error = "unknown exception";
+  }
+}
+
+void fail_non_finite(JobRecord& rec, long non_finite) {
+  rec.status = "failed";
+  rec.error = "non-finite predictions at " + std::to_string(non_finite) + " points (fit status " + rec.fit_status +
+              (rec.fit_message.empty() ? "" : ": " + rec.fit_message) + ")";
+}
+
+JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& job, int threads,
+                      const JobRecord* resume, const std::function<void(const JobRecord&)>& checkpoint) {
+  const TeamSize team(threads);
+  if (spec.active_learning) return run_active_learning(spec, plan, job, threads, resume, checkpoint);
+  JobRecord rec = new_job_record(spec, job);
+  fail_on_exception(rec, [&] {
     const PreparedDataset& pd = plan.datasets.at(job.dataset);
     const JobData data = prepare_job_data(plan, job);
     rec.n_train = data.train.X.rows();
@@ -69,15 +109,7 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
     rec.n_features = data.train.X.cols();
     FitAndScore fitted =
         fit_and_score(find_method(job.method->method), job.params, data, job.seed, spec.scale == "original", threads);
-    rec.fit_seconds = fitted.fit_seconds;
-    rec.predict_seconds = fitted.predict_seconds;
-    rec.fit_cpu_seconds = fitted.fit_cpu_seconds;
-    const FitReport& report = fitted.model->report();
-    rec.fit_status = to_string(report.status);
-    rec.fit_message = report.message;
-    rec.fit_iterations = report.iterations;
-    rec.diagnostics = join_diagnostics(report);
-    for (const auto& w : report.warnings) rec.warnings += (rec.warnings.empty() ? "" : "; ") + w;
+    add_fit(rec, fitted);
     long non_finite = fitted.non_finite;
     if (spec.grid) rec.grid = grid_predictions(*spec.grid, *fitted.model, data, pd.data.X.cols(), non_finite);
     for (const ArtifactSpec* request : job.artifacts) {
@@ -86,20 +118,9 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
       rec.artifact_requests[request->kind] = request->canonical();
     }
     rec.evaluations.push_back(std::move(fitted.evaluation));
-    if (non_finite > 0) {
-      rec.status = "failed";
-      rec.error = "non-finite predictions at " + std::to_string(non_finite) + " points (fit status " +
-                  rec.fit_status + (rec.fit_message.empty() ? "" : ": " + rec.fit_message) + ")";
-    } else {
-      rec.status = "ok";
-    }
-  } catch (const std::exception& ex) {
-    rec.status = "failed";
-    rec.error = ex.what();
-  } catch (...) {
-    rec.status = "failed";
-    rec.error = "unknown exception";
-  }
+    if (non_finite > 0) fail_non_finite(rec, non_finite);
+    else rec.status = "ok";
+  });
   rec.finished_at = utc_now();
   return rec;
 }
@@ -123,12 +144,16 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   RunSummary summary;
   const std::vector<Job> share = shard_jobs(plan.jobs, options.shard_index, options.shard_count);
   summary.planned = static_cast<long>(share.size());
-  const std::vector<JobRecord> stored = store.jobs(spec.name, /*with_points=*/false);
+  // An active-learning job stopped part way resumes from its stored steps, points and all.
+  const std::vector<JobRecord> stored = store.jobs(spec.name, /*with_points=*/spec.active_learning.has_value());
   const std::vector<const JobRecord*> records = stored_records(share, stored);
   std::vector<const Job*> pending;
+  std::map<const Job*, const JobRecord*> partial;  // active learning stopped part way: resumed
   for (std::size_t j = 0; j < share.size(); ++j) {
     if (is_finished(share[j], records[j]) && !options.rerun) ++summary.already_done;
     else pending.push_back(&share[j]);
+    if (records[j] && records[j]->status == "partial" && records[j]->key == share[j].key && !options.rerun)
+      partial[&share[j]] = records[j];
   }
   pending = largest_first(plan, std::move(pending));
 
@@ -160,7 +185,19 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   for (long i = 0; i < count; ++i) {
     const Job& job = *pending[static_cast<std::size_t>(i)];
     if (!options.quiet) progress.job_started(static_cast<std::size_t>(i));
-    JobRecord rec = execute_job(spec, plan, job, threads_per_job);
+    const auto resumed = partial.find(&job);
+    const auto checkpoint = [&](JobRecord step) {  // a step of an active-learning job, stored at once
+      step.run_id = run.run_id;
+      try {
+        store.record(step);
+      } catch (const std::exception& ex) {
+#pragma omp critical(bnn_store_errors)
+        store_errors.push_back(job.key.describe() + " (step " + std::to_string(step.evaluations.size() - 1) +
+                               "): " + ex.what());
+      }
+    };
+    JobRecord rec = execute_job(spec, plan, job, threads_per_job,
+                                resumed == partial.end() ? nullptr : resumed->second, checkpoint);
     rec.run_id = run.run_id;
     ++ran;
     if (rec.status != "ok") ++failed;

@@ -2,11 +2,13 @@
 // Runs the jobs of a plan in parallel with OpenMP (one job per thread, or every thread for a
 // lone job; no exception leaves the parallel region), writing each finished job to the
 // results store at once.
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "methods/core/model.hpp"
 #include "experiments/src/plan/plan.hpp"
+#include "experiments/src/run/fit_and_score.hpp"
 #include "experiments/src/run/job_data.hpp"
 #include "experiments/src/store/store.hpp"
 
@@ -39,9 +41,22 @@ struct RunSummary {
   double wall_seconds = 0.0;
 };
 
-// Runs one job (fit, predict, score) and returns its record; never throws. `threads` > 1:
-// the calling thread's OpenMP team size for the job, and CPU time counted for the process.
-JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& job, int threads = 1);
+// Runs one job (fit, predict, score; an active-learning job fits and scores at every step) and
+// returns its record; never throws. `threads` > 1: the calling thread's OpenMP team size for
+// the job, and CPU time counted for the process. An active-learning job resumes after the
+// evaluations of `resume` (its partial record) and gives `checkpoint` its record after every
+// evaluation.
+JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& job, int threads = 1,
+                      const JobRecord* resume = nullptr,
+                      const std::function<void(const JobRecord&)>& checkpoint = {});
+
+// Pieces of a job's record: its identity and provenance; a fit's times (added to the record's)
+// and report; a failure for predictions that are not finite.
+JobRecord new_job_record(const ExperimentSpec& spec, const Job& job);
+void add_fit(JobRecord& rec, const FitAndScore& fitted);
+void fail_non_finite(JobRecord& rec, long non_finite);
+// Runs `body`; what it throws fails the record with its message (a job never throws).
+void fail_on_exception(JobRecord& rec, const std::function<void()>& body);
 
 // Training rows x (columns + 1) of the job's split: the scale of its cost.
 double job_size(const Plan& plan, const Job& job);

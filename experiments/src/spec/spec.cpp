@@ -195,7 +195,7 @@ class SpecReader {
     s.path = file_;
     allow_keys(root,
                {"name", "title", "paper", "notes", "seed", "scale", "normalization", "protocol", "datasets",
-                "per_dataset", "method", "report", "grid", "artifacts", "reference"},
+                "per_dataset", "method", "report", "grid", "artifacts", "active_learning", "reference"},
                "the experiment");
     s.name = text(root, "name", true);
     s.title = text(root, "title");
@@ -255,12 +255,29 @@ class SpecReader {
         if (std::none_of(s.datasets.begin(), s.datasets.end(), [&](const DatasetConfig& d) { return d.name == key.str(); }))
           fail(value, "per_dataset." + std::string(key.str()) + " names a data set not in 'datasets'");
 
+    if (const toml::table* al = root.get_as<toml::table>("active_learning")) {
+      allow_keys(*al, {"additions", "curves"}, "[active_learning]");
+      ActiveLearningSpec a;
+      const toml::node* additions = al->get("additions");
+      if (!additions || !additions->is_integer() || *additions->value<std::int64_t>() < 1 ||
+          *additions->value<std::int64_t>() > 100000)
+        fail(additions ? *additions : static_cast<const toml::node&>(*al),
+             "active_learning.additions must be an integer >= 1 (points moved from the pool, one per step)");
+      a.additions = static_cast<int>(*additions->value<std::int64_t>());
+      a.curves = names(*al, "curves");
+      for (const auto& name : a.curves)
+        if (std::none_of(s.datasets.begin(), s.datasets.end(), [&](const DatasetConfig& d) { return d.name == name; }))
+          fail(*al->get("curves"), "active_learning.curves: '" + name + "' is not in 'datasets'");
+      if (root.get("grid")) fail(*al, "an experiment is either a figure on a [grid] or [active_learning], not both");
+      s.active_learning = a;
+    }
     const toml::node* ms = root.get("method");
     if (!ms || !ms->is_array_of_tables()) fail(root, "expected one or more [[method]] tables");
     std::set<std::string> labels;
     for (const auto& node : *ms->as_array()) {
       const toml::table& m = *node.as_table();
-      allow_keys(m, {"method", "label", "options", "dataset_options", "paper_name", "paper_filter"}, "a [[method]]");
+      allow_keys(m, {"method", "label", "options", "dataset_options", "paper_name", "paper_filter", "selection"},
+                 "a [[method]]");
       MethodConfig c;
       c.method = text(m, "method", true);
       c.label = text(m, "label");
@@ -276,6 +293,13 @@ class SpecReader {
         }
       c.paper_name = text(m, "paper_name");
       c.paper_filter = string_map(m, "paper_filter");
+      c.selection = text(m, "selection");
+      if (!c.selection.empty() && c.selection != "variance" && c.selection != "random")
+        fail(*m.get("selection"), "selection '" + c.selection + "' must be \"variance\" or \"random\"");
+      if (s.active_learning && c.selection.empty())
+        fail(m, "[[method]] " + c.label + ": [active_learning] needs selection = \"variance\" or \"random\"");
+      if (!s.active_learning && !c.selection.empty())
+        fail(*m.get("selection"), "selection is for [active_learning] experiments");
       s.methods.push_back(std::move(c));
     }
 

@@ -31,6 +31,10 @@ struct MethodConfig {
   std::map<std::string, ParamMap, std::less<>> dataset_options;  // extra options per data set
   std::string paper_name;                  // the method's name in the reference table
   std::map<std::string, std::string> paper_filter;  // extra column = value conditions
+  // Active learning ([active_learning]): how the next point leaves the pool, "variance" (the
+  // largest predictive variance, the maximum-entropy choice of the PBP paper's eq. (19)) or
+  // "random" (uniform over the pool). Empty otherwise.
+  std::string selection;
   // Options for one data set: spec options overlaid with that data set's options.
   ParamMap options_for(const std::string& dataset, const std::vector<std::string>& aliases) const;
 };
@@ -85,6 +89,18 @@ struct ArtifactSpec {
   std::string canonical() const;
 };
 
+// Active learning (PBP paper, section 5.4): each split's training part is the initial set, its
+// test part the test set and every other row the pool, whose targets are read only once a
+// point leaves it. A job fits, evaluates, moves one pool point to the training set (chosen by
+// its method's `selection`) and refits from scratch, `additions` times: additions + 1
+// evaluations.
+struct ActiveLearningSpec {
+  int additions = 0;
+  // Data sets whose learning curves (test RMSE against the number of evaluations) the report
+  // draws; empty: all.
+  std::vector<std::string> curves;
+};
+
 struct ExperimentSpec {
   std::string name;
   std::string title;
@@ -103,6 +119,7 @@ struct ExperimentSpec {
   std::optional<ReferenceSpec> reference;
   std::optional<GridSpec> grid;
   std::vector<ArtifactSpec> artifacts;
+  std::optional<ActiveLearningSpec> active_learning;
 
   const data::Protocol& protocol_for(const DatasetConfig& d) const {
     return d.protocol ? *d.protocol : protocol;

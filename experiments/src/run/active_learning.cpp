@@ -1,0 +1,142 @@
+#include "experiments/src/run/active_learning.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iterator>
+#include <stdexcept>
+
+#include "experiments/src/run/runner.hpp"
+#include "methods/registry.hpp"
+
+namespace bnn::exp {
+namespace {
+
+// Rows of the pool predicted per call: one batched predict per block keeps the memory of a
+// mixture predictive (points x components) bounded on a pool of tens of thousands.
+constexpr Eigen::Index kPoolBlock = 4096;
+
+// The chosen pool row and the predictive variance that chose it (original units where the
+// metrics are), for the rows of `pool` not yet added.
+struct Choice {
+  Eigen::Index row = 0;
+  double variance = 0.0;
+};
+
+Choice choose(const std::string& selection, const Model& model, const JobData& data, const PreparedDataset& pd,
+              const std::vector<Eigen::Index>& remaining, bool original_scale, Rng& rng) {
+  const double scale2 = original_scale ? data.norm.y_scale * data.norm.y_scale : 1.0;
+  const auto predict_rows = [&](Eigen::Index first, Eigen::Index count) {
+    const std::vector<Eigen::Index> rows(remaining.begin() + first, remaining.begin() + first + count);
+    return model.predict(data.norm.transform_inputs(data::select_rows(pd.data.X, rows)));
+  };
+  std::vector<double> variances;
+  if (selection == "variance") {
+    const auto n = static_cast<Eigen::Index>(remaining.size());
+    variances.reserve(remaining.size());
+    for (Eigen::Index first = 0; first < n; first += kPoolBlock) {
+      const auto predictive = predict_rows(first, std::min(kPoolBlock, n - first));
+      for (Eigen::Index i = 0; i < predictive->size(); ++i) variances.push_back(predictive->variance(i));
+    }
+  }
+  const std::size_t at = select_next(selection, remaining.size(), [&](std::size_t i) { return variances[i]; }, rng);
+  const double variance = selection == "variance" ? variances[at]
+                                                  : predict_rows(static_cast<Eigen::Index>(at), 1)->variance(0);
+  return {remaining[at], variance * scale2};
+}
+
+}  // namespace
+
+std::vector<Eigen::Index> pool_rows(Eigen::Index rows, const data::Split& split) {
+  std::vector<char> used(static_cast<std::size_t>(rows), 0);
+  for (Eigen::Index r : split.train) used[static_cast<std::size_t>(r)] = 1;
+  for (Eigen::Index r : split.test) used[static_cast<std::size_t>(r)] = 1;
+  std::vector<Eigen::Index> pool;
+  for (Eigen::Index r = 0; r < rows; ++r)
+    if (!used[static_cast<std::size_t>(r)]) pool.push_back(r);
+  return pool;
+}
+
+std::size_t select_next(const std::string& selection, std::size_t candidates,
+                        const std::function<double(std::size_t)>& variance, Rng& rng) {
+  if (candidates == 0) throw std::invalid_argument("the pool is empty: no point left to add");
+  if (selection == "random") return static_cast<std::size_t>(uniform_index(rng, candidates));
+  if (selection != "variance") throw std::invalid_argument("unknown selection '" + selection + "'");
+  std::size_t best = 0;
+  double best_variance = variance(0);
+  for (std::size_t i = 1; i < candidates; ++i) {
+    const double v = variance(i);
+    if (std::isnan(best_variance) || v > best_variance) {
+      best = i;
+      best_variance = v;
+    }
+  }
+  if (!std::isfinite(best_variance)) throw std::runtime_error("no finite predictive variance in the pool");
+  return best;
+}
+
+JobRecord run_active_learning(const ExperimentSpec& spec, const Plan& plan, const Job& job, int threads,
+                              const JobRecord* resume, const std::function<void(const JobRecord&)>& checkpoint) {
+  JobRecord rec = new_job_record(spec, job);
+  const bool original_scale = spec.scale == "original";
+  fail_on_exception(rec, [&] {
+    const int additions = spec.active_learning->additions;
+    const PreparedDataset& pd = plan.datasets.at(job.dataset);
+    const data::Split& split = pd.splits.at(static_cast<std::size_t>(job.key.split));
+    const std::vector<Eigen::Index> pool = pool_rows(pd.data.X.rows(), split);
+    if (pool.size() < static_cast<std::size_t>(additions))
+      throw std::invalid_argument(pd.data.name + ": a pool of " + std::to_string(pool.size()) + " rows for " +
+                                  std::to_string(additions) + " additions");
+    std::vector<Eigen::Index> added;
+    int first = 0;
+    if (resume && resume->status == "partial") {  // continue after the stored evaluations
+      rec = *resume;
+      rec.code_version = code_version();
+      rec.host = host_name();
+      first = static_cast<int>(rec.evaluations.size());
+      for (const Evaluation& e : rec.evaluations) added.push_back(static_cast<Eigen::Index>(e.metrics.at("added_row")));
+    }
+    const MethodEntry& method = find_method(job.method->method);
+    for (int step = first; step <= additions; ++step) {
+      std::vector<Eigen::Index> train = split.train;
+      train.insert(train.end(), added.begin(), added.end());
+      const JobData data = prepare_job_data(pd, train, split.test, pd.data.origin + " (split " +
+                                                                       std::to_string(job.key.split) + ", step " +
+                                                                       std::to_string(step) + ")");
+      // Each step's own streams: a resumed job draws what an uninterrupted one does.
+      FitAndScore fitted = fit_and_score(method, job.params, data,
+                                         derive_seed(job.fit_seed, static_cast<std::uint64_t>(step)), original_scale, threads);
+      add_fit(rec, fitted);
+      rec.n_train = data.train.X.rows();
+      rec.n_test = data.X_test.rows();
+      rec.n_features = data.train.X.cols();
+      Evaluation e = std::move(fitted.evaluation);
+      e.step = step;
+      if (fitted.non_finite > 0) {
+        rec.evaluations.push_back(std::move(e));
+        fail_non_finite(rec, fitted.non_finite);
+        break;
+      }
+      if (step < additions) {
+        std::vector<Eigen::Index> taken = added, remaining;
+        std::sort(taken.begin(), taken.end());
+        std::set_difference(pool.begin(), pool.end(), taken.begin(), taken.end(), std::back_inserter(remaining));
+        Rng rng(derive_seed(derive_seed(job.seed, "selection"), static_cast<std::uint64_t>(step)));
+        const auto t0 = std::chrono::steady_clock::now();
+        const Choice next = choose(job.method->selection, *fitted.model, data, pd, remaining, original_scale, rng);
+        rec.predict_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        e.metrics["added_row"] = static_cast<double>(next.row);
+        e.metrics["added_variance"] = next.variance;
+        added.push_back(next.row);  // the training rows: the split's, then the added ones in the order added
+      }
+      rec.evaluations.push_back(std::move(e));
+      rec.status = step == additions ? "ok" : "partial";
+      rec.finished_at = utc_now();
+      if (checkpoint && step < additions) checkpoint(rec);
+    }
+  });
+  rec.finished_at = utc_now();
+  return rec;
+}
+
+}  // namespace bnn::exp
