@@ -80,7 +80,10 @@ BENCHMARK(BM_ScoreGaussian)->Unit(benchmark::kMicrosecond);
 void BM_ScoreStudentT(benchmark::State& state) {
   const long n = 4573;
   const Eigen::VectorXd y = Eigen::VectorXd::LinSpaced(n, -3, 3);
-  score(state, bnn::StudentTPredictive(Eigen::VectorXd::Zero(n), Eigen::VectorXd::Ones(n), static_cast<double>(state.range(0))), y);
+  score(
+      state,
+      bnn::StudentTPredictive(Eigen::VectorXd::Zero(n), Eigen::VectorXd::Ones(n), static_cast<double>(state.range(0))),
+      y);
 }
 BENCHMARK(BM_ScoreStudentT)->Arg(10)->Arg(80000)->Unit(benchmark::kMicrosecond);
 

@@ -29,13 +29,17 @@ void BM_GpEvidenceAndGradient(benchmark::State& state) {
   const double flops = nn * nn * nn + 4.0 * nn * nn * dd;
   state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_GpEvidenceAndGradient)->Args({455, 13, 1})->Args({1794, 102, 1})->Args({5000, 100, 1})
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_GpEvidenceAndGradient)
+    ->Args({455, 13, 1})
+    ->Args({1794, 102, 1})
+    ->Args({5000, 100, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bnn::lapack::pin_kernels(argv);  // the kernels every run uses (lapack.hpp)
+  bnn::lapack::pin_kernels(argv);       // the kernels every run uses (lapack.hpp)
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // as bnnbench does
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   benchmark::Initialize(&argc, argv);

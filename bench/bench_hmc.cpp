@@ -3,8 +3,8 @@
 // (1793 x 102, 10 units) and kin40k (5000 x 100, 30 units); and the vectorized tanh alone.
 #include <benchmark/benchmark.h>
 
-#include "methods/core/rng.hpp"
 #include "methods/core/mlp.hpp"
+#include "methods/core/rng.hpp"
 #include "methods/core/vector_math.hpp"
 
 namespace {
@@ -28,7 +28,11 @@ void BM_MlpGradient(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
 }
-BENCHMARK(BM_MlpGradient)->Args({455, 13, 10})->Args({1793, 102, 10})->Args({5000, 100, 30})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_MlpGradient)
+    ->Args({455, 13, 10})
+    ->Args({1793, 102, 10})
+    ->Args({5000, 100, 30})
+    ->Unit(benchmark::kMicrosecond);
 
 // The hidden units' tanh alone, for the 455 x 10 units of housing.
 void BM_VectorTanh(benchmark::State& state) {

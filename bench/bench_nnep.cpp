@@ -57,7 +57,12 @@ void BM_NnepSweep(benchmark::State& state) {
   state.counters["GFLOP/s"] =
       benchmark::Counter(flops * static_cast<double>(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_NnepSweep)->Args({455, 13, 10})->Args({1793, 102, 10})->Args({5000, 100, 30})->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK(BM_NnepSweep)
+    ->Args({455, 13, 10})
+    ->Args({1793, 102, 10})
+    ->Args({5000, 100, 30})
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime();
 
 }  // namespace
 

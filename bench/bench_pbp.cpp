@@ -30,8 +30,8 @@ void BM_PbpEpoch(benchmark::State& state) {
   const double second = static_cast<double>(units + 1);
   const double flops = static_cast<double>(n) * (first * (7.0 + 14.0) + second * (7.0 + 8.0 + 14.0));
   state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["us_per_point"] =
-      benchmark::Counter(static_cast<double>(n) * 1e-6, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["us_per_point"] = benchmark::Counter(
+      static_cast<double>(n) * 1e-6, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_PbpEpoch)->Args({41157, 9, 100})->Args({455, 13, 50})->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -57,8 +57,10 @@ void check_table(const NumericTable& t, std::string_view text, const TextFormat&
   for (Eigen::Index i = 0; i < t.values.rows(); ++i)
     for (Eigen::Index j = 0; j < t.values.cols(); ++j) {
       const double v = t.values(i, j);
-      if (std::isnan(v)) ++nan_count;
-      else if (!std::isfinite(v)) finding("infinite value accepted", format);
+      if (std::isnan(v))
+        ++nan_count;
+      else if (!std::isfinite(v))
+        finding("infinite value accepted", format);
     }
   if (nan_count != t.missing_count) finding("missing_count differs from the number of NaNs", format);
   if (!format.allow_missing && nan_count != 0) finding("'?' accepted without allow_missing", format);

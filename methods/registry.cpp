@@ -18,8 +18,8 @@ namespace {
 // Builds a registry entry from an options struct and a fit function returning a model type.
 // `defaults` are the options before any override (one options type may serve several names).
 template <class Options, class FitFunction>
-MethodEntry make_entry(std::string name, std::string summary, FitFunction fit_function,
-                       Options defaults = {}, std::vector<std::string> artifacts = {}) {
+MethodEntry make_entry(std::string name, std::string summary, FitFunction fit_function, Options defaults = {},
+                       std::vector<std::string> artifacts = {}) {
   MethodEntry entry;
   entry.name = name;
   entry.summary = std::move(summary);
@@ -43,15 +43,13 @@ MethodEntry make_entry(std::string name, std::string summary, FitFunction fit_fu
 std::vector<MethodEntry> build_registry() {
   std::vector<MethodEntry> entries;
   entries.push_back(make_entry<linear::Options>(
-      "linear", "exact Bayesian linear regression (Normal-Gamma prior, Student-t predictive)",
-      linear::fit));
+      "linear", "exact Bayesian linear regression (Normal-Gamma prior, Student-t predictive)", linear::fit));
   entries.push_back(make_entry<gp::Options>(
       "gp", "GP with the neural-network covariance, one shared input variance, type-II ML", gp::fit));
   gp::Options ard;
   ard.ard = true;
   entries.push_back(make_entry<gp::Options>(
-      "gp-ard", "GP with the neural-network covariance, one variance per input (ARD), type-II ML",
-      gp::fit, ard));
+      "gp-ard", "GP with the neural-network covariance, one variance per input (ARD), type-II ML", gp::fit, ard));
   entries.push_back(make_entry<pbp::Options>(
       "pbp", "probabilistic backpropagation (ADF + EP prior refinement, ReLU network)", pbp::fit));
   entries.push_back(make_entry<bp::Options>(
@@ -59,20 +57,20 @@ std::vector<MethodEntry> build_registry() {
   entries.push_back(make_entry<vi::Options>(
       "vi", "variational inference (factorized Gaussian, Monte Carlo bound, SGD; Graves 2011 style)", vi::fit));
   entries.push_back(make_entry<hmc::Options>(
-      "nn-mc", "Neal's hierarchical Bayesian MLP (tanh, ARD) by HMC, precisions integrated out or Gibbs-updated", hmc::fit,
-      hmc::Options{}, {"chain-traces"}));
-  entries.push_back(make_entry<hmc::Options>(
-      "hmc", "HMC as the PBP paper's reference: MCMCstuff's hierarchical MLP with ReLU units", hmc::fit,
-      hmc::relu_defaults(), {"chain-traces"}));
+      "nn-mc", "Neal's hierarchical Bayesian MLP (tanh, ARD) by HMC, precisions integrated out or Gibbs-updated",
+      hmc::fit, hmc::Options{}, {"chain-traces"}));
+  entries.push_back(
+      make_entry<hmc::Options>("hmc", "HMC as the PBP paper's reference: MCMCstuff's hierarchical MLP with ReLU units",
+                               hmc::fit, hmc::relu_defaults(), {"chain-traces"}));
   for (const char* form : {"full", "factor", "diagonal"}) {
     ensemble::Options defaults;
     defaults.covariance = form;
     const std::string label = std::string(form) == "factor" ? "fa" : std::string(form).substr(0, 4);
-    entries.push_back(make_entry<ensemble::Options>(
-        "vi-" + label,
-        std::string("ensemble learning (Barber & Bishop 1998): Gaussian Q with ") + form +
-            " covariance, erf network, exact bound, Gamma hyperpriors",
-        ensemble::fit, defaults, {"gaussian-posterior"}));
+    entries.push_back(
+        make_entry<ensemble::Options>("vi-" + label,
+                                      std::string("ensemble learning (Barber & Bishop 1998): Gaussian Q with ") + form +
+                                          " covariance, erf network, exact bound, Gamma hyperpriors",
+                                      ensemble::fit, defaults, {"gaussian-posterior"}));
   }
   entries.push_back(make_entry<nnep::Options>(
       "nn-ep-la", "EP for a two-layer erf network, Laplace input-weight priors with one common scale (NN-EP-LA)",
@@ -81,10 +79,12 @@ std::vector<MethodEntry> build_registry() {
       "nn-ep-ard", "EP for a two-layer erf network, Gaussian ARD input-weight priors, one scale per input (NN-EP-ARD)",
       nnep::fit, nnep::ard_defaults(), {"parameter-marginals"}));
   entries.push_back(make_entry<laplace::Options>(
-      "laplace", "Laplace approximation with MacKay's evidence framework (erf network, exact Hessian, linearized predictive)",
+      "laplace",
+      "Laplace approximation with MacKay's evidence framework (erf network, exact Hessian, linearized predictive)",
       laplace::fit, laplace::Options{}, {"gaussian-posterior"}));
   entries.push_back(make_entry<laplace::Options>(
-      "laplace-diag", "Laplace approximation, evidence framework, diagonal Gauss-Newton Hessian (tanh, PBP's active-learning LA)",
+      "laplace-diag",
+      "Laplace approximation, evidence framework, diagonal Gauss-Newton Hessian (tanh, PBP's active-learning LA)",
       laplace::fit, laplace::diagonal_defaults(), {"gaussian-posterior"}));
   return entries;
 }

@@ -10,7 +10,7 @@ packages=(
   catch2 libbenchmark-dev
   libsqlite3-dev sqlite3 libtomlplusplus-dev liblbfgspp-dev
   libcurl4-openssl-dev libssl-dev libarchive-dev
-  clang libclang-rt-14-dev
+  clang clang-format libclang-rt-14-dev
   python3
 )
 

@@ -103,20 +103,28 @@ TEST_CASE("active learning: the splits 20 / 100 / pool are disjoint and cover th
 TEST_CASE("active learning: largest variance wins, the first of equal ones; random is uniform", "[active]") {
   Rng rng(1);
   const std::vector<double> v = {0.5, 2.0, 1.0, 2.0, 0.1};
-  CHECK(select_next("variance", v.size(), [&](std::size_t i) { return v[i]; }, rng) == 1);
+  CHECK(select_next(
+            "variance", v.size(), [&](std::size_t i) { return v[i]; }, rng) == 1);
   const std::vector<double> with_nan = {std::nan(""), 0.3, 0.7};
-  CHECK(select_next("variance", with_nan.size(), [&](std::size_t i) { return with_nan[i]; }, rng) == 2);
+  CHECK(select_next(
+            "variance", with_nan.size(), [&](std::size_t i) { return with_nan[i]; }, rng) == 2);
   const std::vector<double> all_nan = {std::nan(""), std::nan("")};
-  CHECK_THROWS(select_next("variance", 2, [&](std::size_t i) { return all_nan[i]; }, rng));
-  CHECK_THROWS_WITH(select_next("variance", 0, [](std::size_t) { return 0.0; }, rng), Catch::Contains("pool is empty"));
+  CHECK_THROWS(select_next(
+      "variance", 2, [&](std::size_t i) { return all_nan[i]; }, rng));
+  CHECK_THROWS_WITH(select_next(
+                        "variance", 0, [](std::size_t) { return 0.0; }, rng),
+                    Catch::Contains("pool is empty"));
   // random: the variance is never asked for; counts over 6 candidates within 5 sd of 4000 each
   std::vector<int> counts(6, 0);
   for (int draw = 0; draw < 24000; ++draw)
-    ++counts[select_next("random", 6, [](std::size_t) -> double { throw std::logic_error("asked"); }, rng)];
+    ++counts[select_next(
+        "random", 6, [](std::size_t) -> double { throw std::logic_error("asked"); }, rng)];
   for (int c : counts) CHECK(std::abs(c - 4000) < 5 * std::sqrt(24000 * (1.0 / 6) * (5.0 / 6)));
   Rng a(9), b(9);  // the job's stream decides: the same seed, the same choice
-  CHECK(select_next("random", 1000, [](std::size_t) { return 0.0; }, a) ==
-        select_next("random", 1000, [](std::size_t) { return 0.0; }, b));
+  CHECK(select_next(
+            "random", 1000, [](std::size_t) { return 0.0; }, a) ==
+        select_next(
+            "random", 1000, [](std::size_t) { return 0.0; }, b));
 }
 
 TEST_CASE("active learning: the pool's targets are not read before a point leaves it", "[active]") {
@@ -170,7 +178,8 @@ TEST_CASE("active learning: a sequence resumed in the middle gives the uninterru
   const Plan plan = al_plan(spec);
   for (const Job& job : plan.jobs) {
     std::vector<JobRecord> checkpoints;
-    const JobRecord whole = execute_job(spec, plan, job, 1, nullptr, [&](const JobRecord& r) { checkpoints.push_back(r); });
+    const JobRecord whole =
+        execute_job(spec, plan, job, 1, nullptr, [&](const JobRecord& r) { checkpoints.push_back(r); });
     REQUIRE(whole.status == "ok");
     REQUIRE(checkpoints.size() == 5);  // after evaluations 1..5 of 6
     for (const auto& c : checkpoints) CHECK(c.status == "partial");

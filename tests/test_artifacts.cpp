@@ -57,7 +57,9 @@ std::string spec_error(const std::string& name, const std::string& text) {
 
 ArtifactTable sample_table() {
   ArtifactTable t{"parameter-marginals", "parameter_marginals", {}};
-  t.add_text("parameter", {"w", "phi, a comma", ""}).add("mean", {0.1, -2.5e-300, std::nan("")}).add("sd", {1.0 / 3.0, 0.0, 7.0});
+  t.add_text("parameter", {"w", "phi, a comma", ""})
+      .add("mean", {0.1, -2.5e-300, std::nan("")})
+      .add("sd", {1.0 / 3.0, 0.0, 7.0});
   return t;
 }
 
@@ -87,9 +89,10 @@ posterior_cells = 100
              Catch::Contains("line 13") && Catch::Contains("no [[method]] is labelled 'nn-mc'"));
   CHECK_THAT(spec_error("box", kHeader + "[[artifacts]]\nkind = \"chain-traces\"\nposterior_cells = 80\n"),
              Catch::Contains("belong to kind gaussian-posterior"));
-  CHECK_THAT(spec_error("cells", kHeader + "[[artifacts]]\nkind = \"gaussian-posterior\"\nposterior_box = [[0, 1], [0, 1]]\n"
-                                           "posterior_cells = 10\n"),
-             Catch::Contains("posterior_cells must be an integer >= 50"));
+  CHECK_THAT(
+      spec_error("cells", kHeader + "[[artifacts]]\nkind = \"gaussian-posterior\"\nposterior_box = [[0, 1], [0, 1]]\n"
+                                    "posterior_cells = 10\n"),
+      Catch::Contains("posterior_cells must be an integer >= 50"));
   CHECK_THAT(spec_error("key", kHeader + "[[artifacts]]\nkind = \"gaussian-posterior\"\nsplit = [0]\n"),
              Catch::Contains("unknown key 'split'"));
 }
@@ -104,15 +107,19 @@ TEST_CASE("plan: artifact requests per job, and a method that does not offer a k
   for (const Job& job : plan.jobs)  // without a list of methods: those that offer the kind
     CHECK(job.artifacts.size() == (job.key.method_label == "laplace" ? 1u : 0u));
 
-  const ExperimentSpec wrong = spec_from("wrong", kHeader + "[[artifacts]]\nkind = \"gaussian-posterior\"\nmethods = [\"linear\"]\n");
-  CHECK_THROWS_WITH(make_plan(wrong, registry, options),
-                    Catch::Contains("method linear (linear) does not offer it; methods that do: vi-full, vi-fa, vi-diag, "
-                                    "laplace, laplace-diag"));
+  const ExperimentSpec wrong =
+      spec_from("wrong", kHeader + "[[artifacts]]\nkind = \"gaussian-posterior\"\nmethods = [\"linear\"]\n");
+  CHECK_THROWS_WITH(
+      make_plan(wrong, registry, options),
+      Catch::Contains("method linear (linear) does not offer it; methods that do: vi-full, vi-fa, vi-diag, "
+                      "laplace, laplace-diag"));
   const ExperimentSpec none = spec_from("none", kHeader + "[[artifacts]]\nkind = \"chain-traces\"\n");
   CHECK_THROWS_WITH(make_plan(none, registry, options), Catch::Contains("no method of the spec offers it"));
-  const ExperimentSpec twice = spec_from("twice", kHeader + "[[artifacts]]\nkind = \"gaussian-posterior\"\n"
-                                                            "[[artifacts]]\nkind = \"gaussian-posterior\"\nsplits = [0]\n");
-  CHECK_THROWS_WITH(make_plan(twice, registry, options), Catch::Contains("two [[artifacts]] of kind gaussian-posterior apply to bb-toy/laplace/split 0"));
+  const ExperimentSpec twice = spec_from("twice", kHeader +
+                                                      "[[artifacts]]\nkind = \"gaussian-posterior\"\n"
+                                                      "[[artifacts]]\nkind = \"gaussian-posterior\"\nsplits = [0]\n");
+  CHECK_THROWS_WITH(make_plan(twice, registry, options),
+                    Catch::Contains("two [[artifacts]] of kind gaussian-posterior apply to bb-toy/laplace/split 0"));
 }
 
 TEST_CASE("registry: every method offers exactly the artifact kinds it declares", "[artifacts][methods]") {
@@ -125,15 +132,33 @@ TEST_CASE("registry: every method offers exactly the artifact kinds it declares"
   }
   const Eigen::MatrixXd X_test = train.X.topRows(5);
   // Small settings: the check is what each model offers, not how well it fits.
-  const std::map<std::string, ParamMap> quick = {
-      {"pbp", {{"epochs", "2"}}}, {"bp", {{"epochs", "2"}, {"tune", "false"}}}, {"vi", {{"epochs", "2"}, {"tune", "false"}}},
-      {"nn-mc", {{"hidden_layers", "3"}, {"chains", "2"}, {"warmup", "20"}, {"samples", "40"}, {"hyper_delay", "5"}, {"initial_optimization", "10"}}},
-      {"hmc", {{"hidden_layers", "3"}, {"chains", "2"}, {"warmup", "20"}, {"samples", "40"}, {"hyper_delay", "5"}, {"initial_optimization", "10"}}},
-      {"nn-ep-la", {{"hidden_units", "3"}, {"max_iterations", "5"}}},
-      {"nn-ep-ard", {{"hidden_units", "3"}, {"max_iterations", "5"}}},
-      {"vi-full", {{"hidden_units", "2"}, {"iterations", "20"}}}, {"vi-fa", {{"hidden_units", "2"}, {"iterations", "20"}}},
-      {"vi-diag", {{"hidden_units", "2"}, {"iterations", "20"}}}, {"laplace", {{"hidden_units", "2"}}},
-      {"laplace-diag", {{"hidden_units", "2"}}}, {"gp", {}}, {"gp-ard", {}}, {"linear", {}}};
+  const std::map<std::string, ParamMap> quick = {{"pbp", {{"epochs", "2"}}},
+                                                 {"bp", {{"epochs", "2"}, {"tune", "false"}}},
+                                                 {"vi", {{"epochs", "2"}, {"tune", "false"}}},
+                                                 {"nn-mc",
+                                                  {{"hidden_layers", "3"},
+                                                   {"chains", "2"},
+                                                   {"warmup", "20"},
+                                                   {"samples", "40"},
+                                                   {"hyper_delay", "5"},
+                                                   {"initial_optimization", "10"}}},
+                                                 {"hmc",
+                                                  {{"hidden_layers", "3"},
+                                                   {"chains", "2"},
+                                                   {"warmup", "20"},
+                                                   {"samples", "40"},
+                                                   {"hyper_delay", "5"},
+                                                   {"initial_optimization", "10"}}},
+                                                 {"nn-ep-la", {{"hidden_units", "3"}, {"max_iterations", "5"}}},
+                                                 {"nn-ep-ard", {{"hidden_units", "3"}, {"max_iterations", "5"}}},
+                                                 {"vi-full", {{"hidden_units", "2"}, {"iterations", "20"}}},
+                                                 {"vi-fa", {{"hidden_units", "2"}, {"iterations", "20"}}},
+                                                 {"vi-diag", {{"hidden_units", "2"}, {"iterations", "20"}}},
+                                                 {"laplace", {{"hidden_units", "2"}}},
+                                                 {"laplace-diag", {{"hidden_units", "2"}}},
+                                                 {"gp", {}},
+                                                 {"gp-ard", {}},
+                                                 {"linear", {}}};
   for (const MethodEntry& method : method_registry()) {
     INFO(method.name);
     REQUIRE(quick.count(method.name));

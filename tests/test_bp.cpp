@@ -9,9 +9,9 @@
 
 #include "methods/bp/bp.hpp"
 #include "methods/core/relu_network.hpp"
-#include "methods/registry.hpp"
 #include "methods/core/tuning/bayes_opt.hpp"
 #include "methods/core/tuning/refit.hpp"
+#include "methods/registry.hpp"
 #include "tests/support/finite_difference.hpp"
 #include "tests/support/tolerance.hpp"
 
@@ -128,7 +128,12 @@ TEST_CASE("refit moves on to the next configuration until one trains", "[bp]") {
   FitReport report;
   const auto rate = [&](std::size_t c) { return rates[c]; };
   const std::size_t used = tuning::refit_until_stable(
-      3, [&](std::size_t c) { tried.push_back(c); return c == 1; }, rate, "SGD", report);
+      3,
+      [&](std::size_t c) {
+        tried.push_back(c);
+        return c == 1;
+      },
+      rate, "SGD", report);
   CHECK(used == 1);
   CHECK(tried == std::vector<std::size_t>{0, 1});
   REQUIRE(report.warnings.size() == 1);
@@ -136,11 +141,13 @@ TEST_CASE("refit moves on to the next configuration until one trains", "[bp]") {
   CHECK(report.status == FitStatus::ok);
 
   FitReport all_failed;
-  CHECK(tuning::refit_until_stable(3, [](std::size_t) { return false; }, rate, "SGD", all_failed) == 2);
+  CHECK(tuning::refit_until_stable(
+            3, [](std::size_t) { return false; }, rate, "SGD", all_failed) == 2);
   CHECK(all_failed.warnings.size() == 2);  // the last divergence is the status, not a warning
   CHECK(all_failed.status == FitStatus::numerical_error);
   CHECK(all_failed.message == "SGD diverged with learning rate 0.03");
-  CHECK_THROWS_AS(tuning::refit_until_stable(0, [](std::size_t) { return true; }, rate, "SGD", all_failed),
+  CHECK_THROWS_AS(tuning::refit_until_stable(
+                      0, [](std::size_t) { return true; }, rate, "SGD", all_failed),
                   std::invalid_argument);
 }
 
@@ -176,7 +183,8 @@ TEST_CASE("BP fits a noisy sine, and its options are validated", "[bp]") {
   for (Eigen::Index i = 0; i < 300; ++i) sse += std::pow(pred->mean(i) - std::sin(data.X(i, 0)), 2);
   CHECK(std::sqrt(sse / 300) < 0.15);  // sd of sin(x) on [-3, 3] is 0.7
   CHECK(pred->variance(0) == Approx(model.report().diagnostics.back().second));
-  CHECK_THROWS_WITH(find_method("bp").fit(data, {{"momentum", "1"}}, rng), Catch::Contains("bp: momentum is 1, but must be < 1"));
+  CHECK_THROWS_WITH(find_method("bp").fit(data, {{"momentum", "1"}}, rng),
+                    Catch::Contains("bp: momentum is 1, but must be < 1"));
   CHECK_THROWS_WITH(find_method("bp").fit(data, {{"epochs", "0"}}, rng), Catch::Contains("bp: epochs is 0"));
 }
 

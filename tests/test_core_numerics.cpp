@@ -134,7 +134,6 @@ TEST_CASE("LbfgsBounded stays in its box", "[core][minimize]") {
 
 // ---------------------------------------------------------------- activation set, SGD, choices
 
-
 TEST_CASE("the activation set's derivatives agree with finite differences", "[core][activation]") {
   for (Activation g : {Activation::tanh, Activation::relu, Activation::erf}) {
     INFO(to_string(g));
@@ -222,8 +221,12 @@ TEST_CASE("a Choice option reads, prints and rejects names", "[core][options]") 
   CHECK(info[0].default_value == "red");
   CHECK_THROWS_WITH(o.colour = "green", "'green' is not one of red or dark-blue");
   switch (o.colour) {
-    case Colour::red: FAIL("not red"); break;
-    case Colour::dark_blue: SUCCEED(); break;
+    case Colour::red:
+      FAIL("not red");
+      break;
+    case Colour::dark_blue:
+      SUCCEED();
+      break;
   }
 }
 

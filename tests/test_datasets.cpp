@@ -96,8 +96,7 @@ const std::string kSixRows =  // two features and a target
     "5 3 15\n"
     "6 6 14\n";
 
-Fake make_fake(const std::string& name, const std::string& toml_body,
-               const std::map<std::string, std::string>& files) {
+Fake make_fake(const std::string& name, const std::string& toml_body, const std::map<std::string, std::string>& files) {
   Fake f;
   f.root = scratch(name);
   f.registry = (f.root / "registry.toml").string();
@@ -118,8 +117,10 @@ void require_partition(const Split& s, Eigen::Index rows) {
   long out_of_range = 0;
   for (const auto* part : {&s.train, &s.test})
     for (Eigen::Index r : *part) {
-      if (r < 0 || r >= rows) ++out_of_range;
-      else ++count[static_cast<std::size_t>(r)];
+      if (r < 0 || r >= rows)
+        ++out_of_range;
+      else
+        ++count[static_cast<std::size_t>(r)];
     }
   CHECK(out_of_range == 0);
   // Disjoint and covering: every row exactly once.
@@ -134,9 +135,9 @@ void require_partition(const Split& s, Eigen::Index rows) {
 
 TEST_CASE("registry: the shipped registry lists every data set", "[datasets]") {
   const DatasetRegistry& reg = shipped_registry();
-  for (const char* name : {"boston", "concrete", "energy", "kin8nm", "naval", "power", "protein", "wine",
-                           "yacht", "year", "crime", "kin40k", "concrete-lv", "pbp-cubic", "epnn-case1",
-                           "epnn-case2", "epnn-case3", "bb-toy"}) {
+  for (const char* name :
+       {"boston", "concrete", "energy", "kin8nm", "naval", "power", "protein", "wine", "yacht", "year", "crime",
+        "kin40k", "concrete-lv", "pbp-cubic", "epnn-case1", "epnn-case2", "epnn-case3", "bb-toy"}) {
     CAPTURE(name);
     const DatasetSpec* d = reg.try_find(name);
     REQUIRE(d != nullptr);
@@ -205,7 +206,8 @@ TEST_CASE("registry: malformed registry files give DataError at the right line",
     require_error(e, path, 4, -1, "availability must be");
   }
   SECTION("missing name: reported at the [[dataset]] line") {
-    const auto [path, e] = load_error("noname.toml", "# x\n\n[[dataset]]\ntitle = \"t\"\navailability = \"not-public\"\n");
+    const auto [path, e] =
+        load_error("noname.toml", "# x\n\n[[dataset]]\ntitle = \"t\"\navailability = \"not-public\"\n");
     require_error(e, path, 3, -1, "missing required key 'name'");
   }
   SECTION("integer field given as a string") {
@@ -213,41 +215,48 @@ TEST_CASE("registry: malformed registry files give DataError at the right line",
     require_error(e, path, 5, -1, "'paper_n' must be an integer");
   }
   SECTION("bad sha256") {
-    const auto [path, e] = load_error(
-        "sha.toml", head + "availability = \"public\"\nfolder = \"f\"\nfiles = [\n  { path = \"d.txt\" },\n"
-                           "  { path = \"e.txt\", sha256 = \"abc\" },\n]\n"
-                           "table = { file = \"d.txt\", features = \"all\", target = 1 }\n");
+    const auto [path, e] =
+        load_error("sha.toml", head +
+                                   "availability = \"public\"\nfolder = \"f\"\nfiles = [\n  { path = \"d.txt\" },\n"
+                                   "  { path = \"e.txt\", sha256 = \"abc\" },\n]\n"
+                                   "table = { file = \"d.txt\", features = \"all\", target = 1 }\n");
     require_error(e, path, 8, -1, "sha256 of 'e.txt' must be 64 hexadecimal digits");
   }
   SECTION("two target columns") {
-    const auto [path, e] = load_error(
-        "target.toml", head + "availability = \"public\"\nfolder = \"f\"\n"
-                              "table = { file = \"d.txt\", features = [0], target = [1, 2] }\n");
+    const auto [path, e] =
+        load_error("target.toml", head +
+                                      "availability = \"public\"\nfolder = \"f\"\n"
+                                      "table = { file = \"d.txt\", features = [0], target = [1, 2] }\n");
     require_error(e, path, 6, -1, "target must be one column");
   }
   SECTION("empty column range") {
-    const auto [path, e] = load_error(
-        "range.toml", head + "availability = \"public\"\nfolder = \"f\"\n"
-                             "table = { file = \"d.txt\", features = \"5..2\", target = 1 }\n");
+    const auto [path, e] =
+        load_error("range.toml", head +
+                                     "availability = \"public\"\nfolder = \"f\"\n"
+                                     "table = { file = \"d.txt\", features = \"5..2\", target = 1 }\n");
     require_error(e, path, 6, -1, "column range '5..2'");
   }
   SECTION("negative column") {
-    const auto [path, e] = load_error(
-        "negative.toml", head + "availability = \"public\"\nfolder = \"f\"\n"
-                                "table = { file = \"d.txt\", features = \"all\", target = -1 }\n");
+    const auto [path, e] =
+        load_error("negative.toml", head +
+                                        "availability = \"public\"\nfolder = \"f\"\n"
+                                        "table = { file = \"d.txt\", features = \"all\", target = -1 }\n");
     require_error(e, path, 6, -1, "must be >= 0");
   }
   SECTION("unknown delimiter") {
-    const auto [path, e] = load_error(
-        "delimiter.toml", head + "availability = \"public\"\nfolder = \"f\"\n"
-                                 "table = { file = \"d.txt\", delimiter = \"semicolon\", features = \"all\", target = 1 }\n");
+    const auto [path, e] =
+        load_error("delimiter.toml",
+                   head +
+                       "availability = \"public\"\nfolder = \"f\"\n"
+                       "table = { file = \"d.txt\", delimiter = \"semicolon\", features = \"all\", target = 1 }\n");
     require_error(e, path, 6, -1, "unknown delimiter 'semicolon'");
   }
   SECTION("splits.count 0") {
-    const auto [path, e] = load_error(
-        "splits.toml", head + "availability = \"public\"\nfolder = \"f\"\n"
-                              "table = { file = \"d.txt\", features = \"all\", target = 1 }\n"
-                              "splits = { count = 0, train = \"a{k}\", test = \"b{k}\" }\n");
+    const auto [path, e] =
+        load_error("splits.toml", head +
+                                      "availability = \"public\"\nfolder = \"f\"\n"
+                                      "table = { file = \"d.txt\", features = \"all\", target = 1 }\n"
+                                      "splits = { count = 0, train = \"a{k}\", test = \"b{k}\" }\n");
     require_error(e, path, 7, -1, "splits.count must be >= 1");
   }
   SECTION("public data set without a table") {
@@ -259,9 +268,9 @@ TEST_CASE("registry: malformed registry files give DataError at the right line",
     require_error(e, path, 2, -1, "needs a [synthetic] table");
   }
   SECTION("a name that is already an alias") {
-    const auto [path, e] = load_error(
-        "alias.toml", head + "aliases = [\"b\"]\navailability = \"not-public\"\n\n"
-                             "[[dataset]]\nname = \"B\"\navailability = \"not-public\"\n");
+    const auto [path, e] = load_error("alias.toml", head +
+                                                        "aliases = [\"b\"]\navailability = \"not-public\"\n\n"
+                                                        "[[dataset]]\nname = \"B\"\navailability = \"not-public\"\n");
     require_error(e, path, 7, 0, "already an alias");
   }
   SECTION("paths that leave the data directory") {
@@ -270,11 +279,14 @@ TEST_CASE("registry: malformed registry files give DataError at the right line",
     require_error(e, path, 5, 10, "'folder' = '../up' must be a relative path without '..'");
     std::tie(path, e) = load_error("abs.toml", head + "availability = \"public\"\nfolder = \"/etc\"\n" + table);
     require_error(e, path, 5, 10, "'folder' = '/etc' must be a relative path");
-    std::tie(path, e) = load_error("file-up.toml", head + "availability = \"public\"\nfolder = \"f\"\n"
-                                                         "files = [ { path = \"a/../../d.txt\" } ]\n" + table);
+    std::tie(path, e) = load_error("file-up.toml", head +
+                                                       "availability = \"public\"\nfolder = \"f\"\n"
+                                                       "files = [ { path = \"a/../../d.txt\" } ]\n" +
+                                                       table);
     require_error(e, path, 6, -1, "'path' = 'a/../../d.txt' must be a relative path");
-    std::tie(path, e) = load_error("splits-up.toml", head + "availability = \"public\"\nfolder = \"f\"\n" + table +
-                                                           "splits = { count = 1, train = \"../a{k}\", test = \"b{k}\" }\n");
+    std::tie(path, e) =
+        load_error("splits-up.toml", head + "availability = \"public\"\nfolder = \"f\"\n" + table +
+                                         "splits = { count = 1, train = \"../a{k}\", test = \"b{k}\" }\n");
     require_error(e, path, 7, -1, "'train' = '../a{k}' must be a relative path");
     // ".." inside a name is no escape
     write_file(dir / "dots.toml", head + "availability = \"public\"\nfolder = \"f..g\"\n" + table);
@@ -282,13 +294,15 @@ TEST_CASE("registry: malformed registry files give DataError at the right line",
   }
   SECTION("a name defined twice in one file") {
     const auto [path, e] = load_error(
-        "twice.toml", head + "availability = \"not-public\"\n\n[[dataset]]\nname = \"A\"\navailability = \"not-public\"\n");
+        "twice.toml",
+        head + "availability = \"not-public\"\n\n[[dataset]]\nname = \"A\"\navailability = \"not-public\"\n");
     require_error(e, path, 6, 0, "data set 'A' is defined twice in this file");
   }
   SECTION("an alias that names another data set") {
-    const auto [path, e] = load_error(
-        "clash.toml", head + "availability = \"not-public\"\n\n[[dataset]]\nname = \"b\"\naliases = [\"A\"]\n"
-                             "availability = \"not-public\"\n");
+    const auto [path, e] =
+        load_error("clash.toml", head +
+                                     "availability = \"not-public\"\n\n[[dataset]]\nname = \"b\"\naliases = [\"A\"]\n"
+                                     "availability = \"not-public\"\n");
     require_error(e, path, 6, 0, "alias 'A' of 'b' already names 'a'");
   }
   SECTION("no [[dataset]] tables") {
@@ -303,8 +317,9 @@ TEST_CASE("registry: malformed registry files give DataError at the right line",
 
 TEST_CASE("registry: a later file replaces a same-named data set", "[datasets]") {
   const fs::path dir = scratch("registry-override");
-  write_file(dir / "a.toml", "[[dataset]]\nname = \"x\"\ntitle = \"first\"\navailability = \"not-public\"\n"
-                             "[[dataset]]\nname = \"y\"\navailability = \"not-public\"\n");
+  write_file(dir / "a.toml",
+             "[[dataset]]\nname = \"x\"\ntitle = \"first\"\navailability = \"not-public\"\n"
+             "[[dataset]]\nname = \"y\"\navailability = \"not-public\"\n");
   write_file(dir / "b.toml", "[[dataset]]\nname = \"X\"\ntitle = \"second\"\navailability = \"not-public\"\n");
   const auto reg = DatasetRegistry::load({(dir / "a.toml").string(), (dir / "b.toml").string()});
   CHECK(reg.all().size() == 2);
@@ -390,19 +405,16 @@ TEST_CASE("mirror: naval, protein and kin40k shapes", "[datasets]") {
   }
 }
 
-TEST_CASE("mirror: published splits of every UCI set are disjoint partitions of the stated sizes",
-          "[datasets]") {
+TEST_CASE("mirror: published splits of every UCI set are disjoint partitions of the stated sizes", "[datasets]") {
   struct Expect {
     const char* name;
     Eigen::Index rows, cols, train, test;
     int count;
   };
   const Expect sets[] = {
-      {"boston", 506, 13, 455, 51, 20},     {"concrete", 1030, 8, 927, 103, 20},
-      {"energy", 768, 8, 691, 77, 20},      {"kin8nm", 8192, 8, 7373, 819, 20},
-      {"naval", 11934, 16, 10741, 1193, 20}, {"power", 9568, 4, 8611, 957, 20},
-      {"protein", 45730, 9, 41157, 4573, 5}, {"wine", 1599, 11, 1439, 160, 20},
-      {"yacht", 308, 6, 277, 31, 20},
+      {"boston", 506, 13, 455, 51, 20},      {"concrete", 1030, 8, 927, 103, 20},   {"energy", 768, 8, 691, 77, 20},
+      {"kin8nm", 8192, 8, 7373, 819, 20},    {"naval", 11934, 16, 10741, 1193, 20}, {"power", 9568, 4, 8611, 957, 20},
+      {"protein", 45730, 9, 41157, 4573, 5}, {"wine", 1599, 11, 1439, 160, 20},     {"yacht", 308, 6, 277, 31, 20},
   };
   for (const Expect& e : sets) {
     CAPTURE(e.name);
@@ -434,8 +446,7 @@ TEST_CASE("mirror: published splits of every UCI set are disjoint partitions of 
 }
 
 TEST_CASE("mirror: sets that cannot be loaded say why", "[datasets]") {
-  CHECK_THROWS_WITH(load_from_mirror("concrete-lv"),
-                    Catch::Contains("not publicly available"));
+  CHECK_THROWS_WITH(load_from_mirror("concrete-lv"), Catch::Contains("not publicly available"));
   CHECK_THROWS_WITH(load_from_mirror("year"), Catch::Contains("datasets fetch year"));
   CHECK_THROWS_AS(published_splits_from_mirror("crime", 1993), std::runtime_error);
 }
@@ -468,8 +479,8 @@ TEST_CASE("derive: the crime table is reproduced byte for byte", "[datasets]") {
 TEST_CASE("derive: malformed crime input gives DataError", "[datasets]") {
   std::string row;  // 147 columns, all present
   for (int c = 1; c <= 147; ++c) row += (c > 1 ? "," : "") + std::to_string(c);
-  require_error(data_error([&] { derive_crime_n1993_d102(row + "\r\r\n1,2,3\r\r\n", "crime.txt"); }),
-                "crime.txt", 2, 4, "expected 147 comma-separated columns, found 3");
+  require_error(data_error([&] { derive_crime_n1993_d102(row + "\r\r\n1,2,3\r\r\n", "crime.txt"); }), "crime.txt", 2, 4,
+                "expected 147 comma-separated columns, found 3");
   std::string no_target = row;
   no_target.replace(no_target.rfind(",146,"), 5, ",?,");
   require_error(data_error([&] { derive_crime_n1993_d102(no_target + "\n", "crime.txt"); }), "crime.txt", 0, 0,
@@ -484,8 +495,9 @@ TEST_CASE("derive: malformed crime input gives DataError", "[datasets]") {
 // ---------------------------------------------------------------------------------------------
 
 TEST_CASE("fake data: a good small data set loads with its splits", "[datasets]") {
-  const Fake f = make_fake("good", kSplitsToml,
-                           {{"data.txt", kSixRows}, {"index_train_0.txt", "0\n1\n2\n3\n"}, {"index_test_0.txt", "4\n5\n"}});
+  const Fake f =
+      make_fake("good", kSplitsToml,
+                {{"data.txt", kSixRows}, {"index_train_0.txt", "0\n1\n2\n3\n"}, {"index_test_0.txt", "4\n5\n"}});
   const DatasetSpec spec = f.spec();
   const Dataset d = load_dataset(spec, f.data_dir);
   REQUIRE(d.X.rows() == 6);
@@ -528,8 +540,8 @@ TEST_CASE("fake data: bad index files give DataError naming file and line", "[da
     const Fake f = make_fake(std::string("index-") + c.name, kSplitsToml,
                              {{"data.txt", kSixRows}, {"index_train_0.txt", c.train}, {"index_test_0.txt", c.test}});
     const DatasetSpec spec = f.spec();
-    require_error(data_error([&] { read_published_splits(spec, f.data_dir, 6); }), f.file(c.bad_file), c.line,
-                  c.column, c.fragment);
+    require_error(data_error([&] { read_published_splits(spec, f.data_dir, 6); }), f.file(c.bad_file), c.line, c.column,
+                  c.fragment);
   }
 }
 
@@ -560,8 +572,7 @@ TEST_CASE("fake data: bad tables and column selections give DataError naming the
   SECTION("target is also a feature") {
     const Fake f = make_fake("target-feature", "table = { file = \"data.txt\", features = \"all\", target = 2 }\n",
                              {{"data.txt", kSixRows}});
-    require_error(data_error([&] { load_dataset(f.spec(), f.data_dir); }), f.registry + ":1", 0, 0,
-                  "also a feature");
+    require_error(data_error([&] { load_dataset(f.spec(), f.data_dir); }), f.registry + ":1", 0, 0, "also a feature");
   }
   SECTION("'?' in a selected column") {
     const Fake f = make_fake("missing-selected", "table = { file = \"data.txt\", features = [0, 1], target = 2 }\n",
@@ -606,36 +617,34 @@ TEST_CASE("fake data: bad tables and column selections give DataError naming the
                   "row has 2 columns");
   }
   SECTION("stacked files: '?' in the second file names that file") {
-    const Fake f = make_fake("stacked-missing",
-                             "table = { files = [\"a.txt\", \"b.txt\"], features = [0], target = 1 }\n",
-                             {{"a.txt", "1 10\n2 11\n"}, {"b.txt", "3 12\n? 13\n"}});
+    const Fake f =
+        make_fake("stacked-missing", "table = { files = [\"a.txt\", \"b.txt\"], features = [0], target = 1 }\n",
+                  {{"a.txt", "1 10\n2 11\n"}, {"b.txt", "3 12\n? 13\n"}});
     require_error(data_error([&] { load_dataset(f.spec(), f.data_dir); }), f.file("b.txt"), 2, 1,
                   "missing value '?' in a feature column");
   }
   SECTION("stacked files with different widths") {
-    const Fake f = make_fake("stacked-width",
-                             "table = { files = [\"a.txt\", \"b.txt\"], features = [0], target = 1 }\n",
-                             {{"a.txt", "1 10\n2 11\n"}, {"b.txt", "\t3 12 5\n"}});
-    require_error(data_error([&] { load_dataset(f.spec(), f.data_dir); }), f.file("b.txt"), 1, 0,
-                  "has 3 columns but");
+    const Fake f =
+        make_fake("stacked-width", "table = { files = [\"a.txt\", \"b.txt\"], features = [0], target = 1 }\n",
+                  {{"a.txt", "1 10\n2 11\n"}, {"b.txt", "\t3 12 5\n"}});
+    require_error(data_error([&] { load_dataset(f.spec(), f.data_dir); }), f.file("b.txt"), 1, 0, "has 3 columns but");
   }
   SECTION("label files with the wrong number of rows") {
-    const Fake f = make_fake("labels-rows",
-                             "table = { files = [\"x.txt\"], target_files = [\"y.txt\"], features = \"all\", target = 0 }\n",
-                             {{"x.txt", "1 2\n3 4\n5 6\n"}, {"y.txt", "1\n2\n"}});
-    require_error(data_error([&] { load_dataset(f.spec(), f.data_dir); }), f.file("y.txt"), 0, 0,
-                  "has 2 rows but");
+    const Fake f = make_fake(
+        "labels-rows", "table = { files = [\"x.txt\"], target_files = [\"y.txt\"], features = \"all\", target = 0 }\n",
+        {{"x.txt", "1 2\n3 4\n5 6\n"}, {"y.txt", "1\n2\n"}});
+    require_error(data_error([&] { load_dataset(f.spec(), f.data_dir); }), f.file("y.txt"), 0, 0, "has 2 rows but");
   }
   SECTION("a data file that is absent but not listed in `files`") {
     const Fake f = make_fake("absent", "table = { file = \"data.txt\", features = [0, 1], target = 2 }\n", {});
-    require_error(data_error([&] { load_dataset(f.spec(), f.data_dir); }), f.file("data.txt"), 0, 0,
-                  "cannot open");
+    require_error(data_error([&] { load_dataset(f.spec(), f.data_dir); }), f.file("data.txt"), 0, 0, "cannot open");
   }
   SECTION("a listed file that is absent or corrupted is not loaded") {
     const std::string sha = sha256_hex(kSixRows);
     const Fake f = make_fake("checksum",
-                             "files = [ { path = \"data.txt\", sha256 = \"" + sha + "\" } ]\n"
-                             "table = { file = \"data.txt\", features = [0, 1], target = 2 }\n",
+                             "files = [ { path = \"data.txt\", sha256 = \"" + sha +
+                                 "\" } ]\n"
+                                 "table = { file = \"data.txt\", features = [0, 1], target = 2 }\n",
                              {{"data.txt", kSixRows}});
     CHECK(load_dataset(f.spec(), f.data_dir).X.rows() == 6);
     write_file(f.folder / "data.txt", kSixRows + "7 7 7\n");
@@ -665,9 +674,13 @@ TEST_CASE("user tables: target by name, number or last", "[datasets]") {
   CHECK_THROWS_AS(load_user_table(path, "", csv), std::invalid_argument);
   CHECK(by_name.feature_names == std::vector<std::string>{"b", "y"});
   // A UTF-8 byte-order mark is neither a header nor part of the first name.
-  write_file(dir / "bom.csv", "\xEF\xBB\xBF" "a,b,y\n1,2,3\n4,5,7\n");
+  write_file(dir / "bom.csv",
+             "\xEF\xBB\xBF"
+             "a,b,y\n1,2,3\n4,5,7\n");
   CHECK(load_user_table((dir / "bom.csv").string(), "a", csv).y == Eigen::Vector2d(1, 4));
-  write_file(dir / "bom-plain.csv", "\xEF\xBB\xBF" "1,2,3\n4,5,7\n");
+  write_file(dir / "bom-plain.csv",
+             "\xEF\xBB\xBF"
+             "1,2,3\n4,5,7\n");
   CHECK(load_user_table((dir / "bom-plain.csv").string(), "last", csv).y == Eigen::Vector2d(3, 7));
   // A name that two header columns share is ambiguous.
   write_file(dir / "twice.csv", "a,a,y\n1,2,3\n4,5,7\n");
@@ -725,8 +738,7 @@ TEST_CASE("protocol: random splits", "[datasets]") {
       CHECK(s.test.size() == 250);
       CHECK(std::is_sorted(s.train.begin(), s.train.end()));
       std::vector<Eigen::Index> both;
-      std::set_intersection(s.train.begin(), s.train.end(), s.test.begin(), s.test.end(),
-                            std::back_inserter(both));
+      std::set_intersection(s.train.begin(), s.train.end(), s.test.begin(), s.test.end(), std::back_inserter(both));
       CHECK(both.empty());
       CHECK(s.test.back() < 506);
     }
@@ -769,31 +781,74 @@ TEST_CASE("protocol: validate rejects bad settings", "[datasets]") {
     change(p);
     return p;
   };
-  CHECK_THROWS_AS(bad([](Protocol& p) { p.kind = Protocol::Kind::kfold; p.folds = 1; }).validate(),
+  CHECK_THROWS_AS(bad([](Protocol& p) {
+                    p.kind = Protocol::Kind::kfold;
+                    p.folds = 1;
+                  }).validate(),
                   std::invalid_argument);
-  CHECK_THROWS_AS(bad([](Protocol& p) { p.kind = Protocol::Kind::random; p.n_train = 10; p.repeats = 0; }).validate(),
+  CHECK_THROWS_AS(bad([](Protocol& p) {
+                    p.kind = Protocol::Kind::random;
+                    p.n_train = 10;
+                    p.repeats = 0;
+                  }).validate(),
                   std::invalid_argument);
   CHECK_THROWS_AS(bad([](Protocol& p) { p.kind = Protocol::Kind::random; }).validate(), std::invalid_argument);
-  CHECK_THROWS_AS(bad([](Protocol& p) { p.kind = Protocol::Kind::random; p.train_fraction = 0.5; p.n_train = 10; }).validate(),
+  CHECK_THROWS_AS(bad([](Protocol& p) {
+                    p.kind = Protocol::Kind::random;
+                    p.train_fraction = 0.5;
+                    p.n_train = 10;
+                  }).validate(),
                   std::invalid_argument);
-  CHECK_THROWS_AS(bad([](Protocol& p) { p.kind = Protocol::Kind::random; p.train_fraction = 1.0; }).validate(),
+  CHECK_THROWS_AS(bad([](Protocol& p) {
+                    p.kind = Protocol::Kind::random;
+                    p.train_fraction = 1.0;
+                  }).validate(),
                   std::invalid_argument);
-  CHECK_THROWS_AS(bad([](Protocol& p) { p.kind = Protocol::Kind::random; p.train_fraction = 1.5; }).validate(),
+  CHECK_THROWS_AS(bad([](Protocol& p) {
+                    p.kind = Protocol::Kind::random;
+                    p.train_fraction = 1.5;
+                  }).validate(),
                   std::invalid_argument);
-  CHECK_THROWS_AS(bad([](Protocol& p) { p.kind = Protocol::Kind::random; p.n_train = 10; p.n_test = -1; }).validate(),
+  CHECK_THROWS_AS(bad([](Protocol& p) {
+                    p.kind = Protocol::Kind::random;
+                    p.n_train = 10;
+                    p.n_test = -1;
+                  }).validate(),
                   std::invalid_argument);
-  CHECK_THROWS_AS(bad([](Protocol& p) { p.kind = Protocol::Kind::random; p.n_train = 10; p.train_fraction = -0.5; }).validate(),
+  CHECK_THROWS_AS(bad([](Protocol& p) {
+                    p.kind = Protocol::Kind::random;
+                    p.n_train = 10;
+                    p.train_fraction = -0.5;
+                  }).validate(),
                   std::invalid_argument);
-  CHECK_THROWS_AS(bad([](Protocol& p) { p.kind = Protocol::Kind::random; p.n_train = 10; p.train_fraction = std::nan(""); }).validate(),
+  CHECK_THROWS_AS(bad([](Protocol& p) {
+                    p.kind = Protocol::Kind::random;
+                    p.n_train = 10;
+                    p.train_fraction = std::nan("");
+                  }).validate(),
                   std::invalid_argument);
   // make_splits validates too.
-  CHECK_THROWS_AS(make_splits(bad([](Protocol& p) { p.kind = Protocol::Kind::kfold; p.folds = 0; }), 100, 1, "x"),
+  CHECK_THROWS_AS(make_splits(bad([](Protocol& p) {
+                                p.kind = Protocol::Kind::kfold;
+                                p.folds = 0;
+                              }),
+                              100, 1, "x"),
                   std::invalid_argument);
   CHECK_THROWS_AS(make_splits(Protocol{}, 100, 1, "x"), std::invalid_argument);  // published, none given
   // Valid settings pass.
-  CHECK_NOTHROW(bad([](Protocol& p) { p.kind = Protocol::Kind::kfold; p.folds = 2; }).validate());
-  CHECK_NOTHROW(bad([](Protocol& p) { p.kind = Protocol::Kind::random; p.train_fraction = 0.9; }).validate());
-  CHECK_NOTHROW(bad([](Protocol& p) { p.kind = Protocol::Kind::random; p.n_train = 128; p.n_test = 250; }).validate());
+  CHECK_NOTHROW(bad([](Protocol& p) {
+                  p.kind = Protocol::Kind::kfold;
+                  p.folds = 2;
+                }).validate());
+  CHECK_NOTHROW(bad([](Protocol& p) {
+                  p.kind = Protocol::Kind::random;
+                  p.train_fraction = 0.9;
+                }).validate());
+  CHECK_NOTHROW(bad([](Protocol& p) {
+                  p.kind = Protocol::Kind::random;
+                  p.n_train = 128;
+                  p.n_test = 250;
+                }).validate());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -802,11 +857,11 @@ TEST_CASE("protocol: validate rejects bad settings", "[datasets]") {
 
 TEST_CASE("standardizer: statistics from the training rows only", "[datasets]") {
   Eigen::MatrixXd X(6, 2);
-  X << 1, 10,  //
-      2, 20,   //
-      3, 30,   //
-      4, 40,   //
-      100, -5, //
+  X << 1, 10,   //
+      2, 20,    //
+      3, 30,    //
+      4, 40,    //
+      100, -5,  //
       200, -7;
   Eigen::VectorXd y(6);
   y << 1, 2, 4, 5, 1000, -1000;
@@ -872,15 +927,15 @@ TEST_CASE("standardizer: constant columns and constant targets", "[datasets]") {
   CHECK_THROWS_WITH(parse_constant_inputs("ones"), Catch::Contains("'ones' is not one of: zero, numpy"));
   require_error(data_error([&] { Standardizer::fit(X, Eigen::Vector4d(2, 2, 2, 2), "boston split 3"); }),
                 "boston split 3", 0, 0, "constant");
-  require_error(data_error([&] { Standardizer::fit(X.topRows(1), Eigen::VectorXd::Ones(1), "one row"); }),
-                "one row", 0, 0, "constant");
+  require_error(data_error([&] { Standardizer::fit(X.topRows(1), Eigen::VectorXd::Ones(1), "one row"); }), "one row", 0,
+                0, "constant");
   // Values whose square overflows would give an infinite sd and a column of zeros: named instead.
   Eigen::MatrixXd huge = X;
   huge(2, 1) = 1e200;
-  require_error(data_error([&] { Standardizer::fit(huge, Eigen::Vector4d(1, 2, 3, 5), "huge.csv"); }), "huge.csv", 0,
-                2, "too large to standardize");
-  require_error(data_error([&] { Standardizer::fit(X, Eigen::Vector4d(1, 2, 1e200, 5), "big target"); }),
-                "big target", 0, 0, "training target is too large");
+  require_error(data_error([&] { Standardizer::fit(huge, Eigen::Vector4d(1, 2, 3, 5), "huge.csv"); }), "huge.csv", 0, 2,
+                "too large to standardize");
+  require_error(data_error([&] { Standardizer::fit(X, Eigen::Vector4d(1, 2, 1e200, 5), "big target"); }), "big target",
+                0, 0, "training target is too large");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1045,8 +1100,8 @@ TEST_CASE("target transforms: values, domain errors, names", "[datasets]") {
   const auto e = data_error([&] { apply_target_transform(negative, TargetTransform::sqrt); });
   REQUIRE(e);
   CHECK(e->file() == "counts/data.txt");
-  CHECK_THAT(std::string(e->what()), Catch::Contains("counts") && Catch::Contains("data row 3") &&
-                                         Catch::Contains("sqrt(y)"));
+  CHECK_THAT(std::string(e->what()),
+             Catch::Contains("counts") && Catch::Contains("data row 3") && Catch::Contains("sqrt(y)"));
   CHECK(negative.y(0) == 0.0);
   negative.y(2) = -1.0;
   CHECK(data_error([&] { apply_target_transform(negative, TargetTransform::log1p); }));

@@ -58,8 +58,8 @@ double brute_force_2d(const Eigen::Vector2d& mean, const Eigen::Matrix2d& cov, G
 template <class G>
 double brute_force_1d(double mean, double variance, G g) {
   using boost::math::quadrature::gauss;
-  return gauss<double, 100>::integrate(
-      [&](double e) { return normal_pdf(e) * g(mean + std::sqrt(variance) * e); }, -10.0, 10.0);
+  return gauss<double, 100>::integrate([&](double e) { return normal_pdf(e) * g(mean + std::sqrt(variance) * e); },
+                                       -10.0, 10.0);
 }
 
 MatrixXd random_spd(Eigen::Index n, double scale, bnn::Rng& rng) {
@@ -117,7 +117,9 @@ TEST_CASE("bivariate normal CDF and erf pair tables at |rho| = 1 and beyond it b
 }
 
 TEST_CASE("erf-unit expectations E[s^(p)(a_i) s^(q)(a_j)] equal brute-force quadrature", "[ensemble]") {
-  struct Case { double mi, mj, vi, vj, cij; };
+  struct Case {
+    double mi, mj, vi, vj, cij;
+  };
   for (const Case c : {Case{0.3, -0.8, 0.5, 1.2, 0.4}, Case{-1.5, 0.2, 2.0, 0.1, -0.3}, Case{0.0, 0.0, 0.7, 0.7, 0.7},
                        Case{2.0, 1.0, 0.01, 3.0, 0.0}}) {
     const PairTable table = pair_table(c.mi, c.mj, c.vi, c.vj, c.cij);
@@ -259,8 +261,8 @@ TEST_CASE("<E_D> under Q equals a Monte Carlo average for every covariance form"
         sum_sq += ed * ed;
       }
       const double mc = sum / samples, se = std::sqrt((sum_sq / samples - mc * mc) / samples);
-      INFO("form " << static_cast<int>(form) << ", output bias " << output_bias << ": " << analytic << " vs "
-                   << mc << " +- " << se);
+      INFO("form " << static_cast<int>(form) << ", output bias " << output_bias << ": " << analytic << " vs " << mc
+                   << " +- " << se);
       CHECK(std::abs(analytic - mc) < 4.0 * se);
     }
 }
@@ -319,8 +321,8 @@ TEST_CASE("with the input weights known, the optimal Q over the output weights i
   const ExpectedError e = expected_squared_error(layout, p.augmented_X, p.targets, q, true);
   // Stationarity of -F = -0.5 log|C_vv| + alpha/2 (|m_v|^2 + tr C_vv) + beta <E_D>.
   const VectorXd d_mean_v = alpha * posterior_mean + beta * e.d_mean.tail(V);
-  const MatrixXd d_cov_v = 0.5 * alpha * MatrixXd::Identity(V, V) + beta * e.d_cov.bottomRightCorner(V, V) -
-                           0.5 * precision;
+  const MatrixXd d_cov_v =
+      0.5 * alpha * MatrixXd::Identity(V, V) + beta * e.d_cov.bottomRightCorner(V, V) - 0.5 * precision;
   CHECK(d_mean_v.norm() < 1e-9 * (1.0 + posterior_mean.norm() * alpha));
   CHECK(d_cov_v.norm() < 1e-9 * precision.norm());
 }
@@ -463,8 +465,8 @@ TEST_CASE("the full bound F[Q, R, S] equals its closed form with Gamma R(alpha) 
     const VectorXd m_v = random_vector(V, rng);
     const MatrixXd C_v = random_spd(V, 0.05, rng);
     // |m|^2 + tr C and <E_D> = |y - Phi m_v|^2 / 2 + tr(Phi C_v Phi') / 2 in closed form.
-    const double second = c.input_mean.squaredNorm() + static_cast<double>(ku) * input_variance + m_v.squaredNorm() +
-                          C_v.trace();
+    const double second =
+        c.input_mean.squaredNorm() + static_cast<double>(ku) * input_variance + m_v.squaredNorm() + C_v.trace();
     const double error = 0.5 * ((p.targets - Phi * m_v).squaredNorm() + (Phi * C_v * Phi.transpose()).trace());
     const double log_det = 2.0 * static_cast<double>(ku) * KnownInputWeights::log_sd +
                            2.0 * C_v.llt().matrixL().toDenseMatrix().diagonal().array().log().sum();

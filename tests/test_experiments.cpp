@@ -12,19 +12,19 @@
 #include <set>
 
 #include "datasets/src/data_error.hpp"
+#include "datasets/src/dataset.hpp"
 #include "datasets/src/registry.hpp"
 #include "experiments/src/artifacts/traced_points.hpp"
-#include "experiments/src/plot/artifact_figures.hpp"
 #include "experiments/src/plan/plan.hpp"
-#include "experiments/src/run/progress.hpp"
+#include "experiments/src/plot/artifact_figures.hpp"
 #include "experiments/src/report/reference.hpp"
 #include "experiments/src/report/report.hpp"
+#include "experiments/src/run/progress.hpp"
 #include "experiments/src/run/runner.hpp"
 #include "experiments/src/spec/spec.hpp"
 #include "experiments/src/store/store.hpp"
-#include "datasets/src/dataset.hpp"
-#include "methods/core/rng.hpp"
 #include "methods/core/mlp.hpp"
+#include "methods/core/rng.hpp"
 #include "methods/hmc/hmc.hpp"
 #include "methods/linear/linear.hpp"
 #include "methods/registry.hpp"
@@ -98,8 +98,8 @@ ExperimentSpec small_spec() {
 TEST_CASE("percentile follows MATLAB's prctile", "[metrics]") {
   const std::vector<double> v = {4, 1, 3, 2};
   CHECK(percentile(v, 50) == Approx(2.5));
-  CHECK(percentile(v, 25) == Approx(1.5));   // rank 0.25*4+0.5 = 1.5
-  CHECK(percentile(v, 10) == Approx(1.0));   // below the first midpoint: clamped
+  CHECK(percentile(v, 25) == Approx(1.5));  // rank 0.25*4+0.5 = 1.5
+  CHECK(percentile(v, 10) == Approx(1.0));  // below the first midpoint: clamped
   CHECK(percentile(v, 99) == Approx(4.0));
   std::vector<double> ten(10);
   std::iota(ten.begin(), ten.end(), 1.0);
@@ -178,7 +178,7 @@ TEST_CASE("pooled statistics in report aggregation", "[report]") {
   CHECK(agg.at("lpd_mean").value == Approx(-11.0 / 6.0));  // pooled over 6 points
   CHECK(agg.at("se_mean").value == Approx(8.0 / 6.0));
   CHECK(agg.at("rmse").value == Approx((std::sqrt(2.0) + 1.0) / 2.0));  // per split, then mean
-  CHECK(agg.at("lpd_mean").se == Approx(0.25));                          // sd(-1.5, -2) / sqrt 2
+  CHECK(agg.at("lpd_mean").se == Approx(0.25));                         // sd(-1.5, -2) / sqrt 2
   CHECK(agg.at("se_p99").value == Approx(3.0));
   CHECK(agg.at("lpd_p01").value == Approx(-4.0));
   // A job whose points were left behind (merge --without-points): nothing is pooled, the
@@ -205,12 +205,14 @@ TEST_CASE("every shipped experiment spec parses and names known data sets", "[sp
   }
   const ExperimentSpec epnn = load_experiment(find_experiment_file("epnn-table1"));
   CHECK(epnn.scale == "normalized");
-  const auto& kin = *std::find_if(epnn.datasets.begin(), epnn.datasets.end(), [](const auto& d) { return d.name == "kin40k"; });
+  const auto& kin =
+      *std::find_if(epnn.datasets.begin(), epnn.datasets.end(), [](const auto& d) { return d.name == "kin40k"; });
   CHECK(kin.irrelevant_inputs == 92);
   CHECK(epnn.protocol_for(kin).n_train == 5000);
   CHECK(epnn.methods[0].options_for("kin40k", {}).at("hidden_units") == "30");
   CHECK(epnn.methods[0].options_for("boston", {"housing"}).at("hidden_units") == "10");
-  const auto& crime = *std::find_if(epnn.datasets.begin(), epnn.datasets.end(), [](const auto& d) { return d.name == "crime"; });
+  const auto& crime =
+      *std::find_if(epnn.datasets.begin(), epnn.datasets.end(), [](const auto& d) { return d.name == "crime"; });
   CHECK(crime.target_transform == data::TargetTransform::sqrt);
   CHECK(kin.target_transform == data::TargetTransform::none);
   // The PBP experiments standardize naval's constant columns as the authors' numpy code did.
@@ -233,20 +235,26 @@ TEST_CASE("malformed specs are errors naming file and line", "[spec]") {
       CHECK_THAT(std::string(e.what()), Catch::Contains(fragment) && Catch::Contains("s.toml"));
     }
   };
-  expect_line("name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"kfold\", folds = 1 }\n[[method]]\nmethod = \"linear\"\n",
-              3, "folds is 1, but must be >= 2");
-  expect_line("name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[[method]]\nmethod = \"linear\"\n[[method]]\nmethod = \"linear\"\n",
-              6, "used twice");
-  expect_line("name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[per_dataset.yacht]\nirrelevant_inputs = 3\n[[method]]\nmethod = \"linear\"\n",
-              4, "not in 'datasets'");
+  expect_line(
+      "name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"kfold\", folds = 1 }\n[[method]]\nmethod = \"linear\"\n",
+      3, "folds is 1, but must be >= 2");
+  expect_line(
+      "name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[[method]]\nmethod = \"linear\"\n[[method]]\nmethod = \"linear\"\n",
+      6, "used twice");
+  expect_line(
+      "name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[per_dataset.yacht]\nirrelevant_inputs = 3\n[[method]]\nmethod = \"linear\"\n",
+      4, "not in 'datasets'");
   expect_line("name = \"x\"\nscale = \"log\"\n", 2, "\"original\" or \"normalized\"");
-  expect_line("name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[per_dataset.boston]\ntarget_transform = \"log\"\n[[method]]\nmethod = \"linear\"\n",
-              5, "'log' is not one of none, sqrt, log1p");
-  expect_line("name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[per_dataset.boston]\n\nconstant_inputs = \"ones\"\n[[method]]\nmethod = \"linear\"\n",
-              6, "constant_inputs 'ones' is not one of: zero, numpy");
+  expect_line(
+      "name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[per_dataset.boston]\ntarget_transform = \"log\"\n[[method]]\nmethod = \"linear\"\n",
+      5, "'log' is not one of none, sqrt, log1p");
+  expect_line(
+      "name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[per_dataset.boston]\n\nconstant_inputs = \"ones\"\n[[method]]\nmethod = \"linear\"\n",
+      6, "constant_inputs 'ones' is not one of: zero, numpy");
   expect_line("name = = 3\n", 1, "");
   // Unknown keys are typos, not defaults.
-  const std::string body = "datasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[[method]]\nmethod = \"linear\"\n";
+  const std::string body =
+      "datasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[[method]]\nmethod = \"linear\"\n";
   expect_line("name = \"x\"\nsede = 2\n" + body, 2, "unknown key 'sede' in the experiment");
   expect_line("name = \"x\"\n" + body + "opts = { a = 1 }\n", 6, "unknown key 'opts' in a [[method]]");
   expect_line("name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\", folds = 3 }\n", 3,
@@ -297,7 +305,8 @@ TEST_CASE("settings given with --set override the spec", "[spec]") {
   CHECK(spec.methods[1].options.count("prior_precision") == 0);
   CHECK(spec.methods[0].options.at("noise_shape") == "2");
   CHECK(spec.methods[1].options.at("noise_shape") == "2");
-  CHECK_THROWS_WITH(apply_settings(spec, {"epochs=3"}, has), Catch::Contains("no method of quickstart has an option 'epochs'"));
+  CHECK_THROWS_WITH(apply_settings(spec, {"epochs=3"}, has),
+                    Catch::Contains("no method of quickstart has an option 'epochs'"));
   CHECK_THROWS_WITH(apply_settings(spec, {"nope.x=3"}, has), Catch::Contains("no method labelled 'nope'"));
   CHECK_THROWS_WITH(apply_settings(spec, {"seed=-1"}, has), Catch::Contains("non-negative integer"));
   CHECK_THROWS_WITH(apply_settings(spec, {"novalue"}, has), Catch::Contains("KEY=VALUE"));
@@ -305,7 +314,8 @@ TEST_CASE("settings given with --set override the spec", "[spec]") {
   // A data set's target transform, e.g. to report epnn-table1's raw crime target.
   ExperimentSpec epnn = load_experiment(find_experiment_file("epnn-table1"));
   const auto crime = [&] {
-    return std::find_if(epnn.datasets.begin(), epnn.datasets.end(), [](const auto& d) { return d.name == "crime"; })->target_transform;
+    return std::find_if(epnn.datasets.begin(), epnn.datasets.end(), [](const auto& d) { return d.name == "crime"; })
+        ->target_transform;
   };
   REQUIRE(crime() == data::TargetTransform::sqrt);
   apply_settings(epnn, {"per_dataset.crime.target_transform=none"}, has);
@@ -315,8 +325,9 @@ TEST_CASE("settings given with --set override the spec", "[spec]") {
   CHECK_THROWS_WITH(apply_settings(epnn, {"per_dataset.crime.irrelevant_inputs=3"}, has),
                     Catch::Contains("only target_transform and constant_inputs can be set"));
   apply_settings(epnn, {"per_dataset.crime.constant_inputs=numpy"}, has);
-  CHECK(std::find_if(epnn.datasets.begin(), epnn.datasets.end(), [](const auto& d) { return d.name == "crime"; })
-            ->constant_inputs == data::ConstantInputs::numpy);
+  CHECK(std::find_if(epnn.datasets.begin(), epnn.datasets.end(), [](const auto& d) {
+          return d.name == "crime";
+        })->constant_inputs == data::ConstantInputs::numpy);
   CHECK_THROWS_WITH(apply_settings(epnn, {"per_dataset.crime.constant_inputs=one"}, has),
                     Catch::Contains("constant_inputs 'one' is not one of: zero, numpy"));
   CHECK_THROWS_WITH(apply_settings(epnn, {"per_dataset.crime.target_transform=cube"}, has),
@@ -450,7 +461,8 @@ TEST_CASE("runner: failures are recorded per job, results do not depend on threa
     // --rerun runs the finished jobs too, and their new results replace the old ones.
     // Split 2 fails whatever is stored for it: a finished result stored under its key (as if
     // an earlier code version had fitted it) stays.
-    const Job& split2 = *std::find_if(plan.jobs.begin(), plan.jobs.end(), [](const Job& j) { return j.key.split == 2; });
+    const Job& split2 =
+        *std::find_if(plan.jobs.begin(), plan.jobs.end(), [](const Job& j) { return j.key.split == 2; });
     JobRecord finished_before;
     finished_before.key = split2.key;
     finished_before.method = "linear";
@@ -490,9 +502,10 @@ std::vector<JobRecord> run_nn_mc_jobs(std::size_t jobs, int chains, int threads)
   ExperimentSpec spec = small_spec();
   spec.methods[0].label = "nn-mc";
   spec.methods[0].method = "nn-mc";
-  spec.methods[0].options = {{"hidden_layers", "3"}, {"chains", std::to_string(chains)}, {"warmup", "20"},
-                             {"samples", std::to_string(20 * chains)}, {"leapfrog_steps", "5"},
-                             {"initial_optimization", "0"}, {"hyper_delay", "5"}};
+  spec.methods[0].options = {{"hidden_layers", "3"},  {"chains", std::to_string(chains)},
+                             {"warmup", "20"},        {"samples", std::to_string(20 * chains)},
+                             {"leapfrog_steps", "5"}, {"initial_optimization", "0"},
+                             {"hyper_delay", "5"}};
   Plan plan = small_plan(spec);
   plan.jobs.resize(jobs);
   for (Job& job : plan.jobs) job.params = spec.methods[0].options;
@@ -536,8 +549,8 @@ TEST_CASE("chain-traces artifact: a run's NN-MC job, its draws, and its R-hat to
   ExperimentSpec spec = small_spec();
   spec.methods[0].label = "nn-mc";
   spec.methods[0].method = "nn-mc";
-  spec.methods[0].options = {{"hidden_layers", "3"}, {"chains", "3"}, {"warmup", "40"}, {"samples", "120"},
-                             {"thin", "2"}, {"leapfrog_steps", "5"}, {"hyper_delay", "5"}};
+  spec.methods[0].options = {{"hidden_layers", "3"}, {"chains", "3"},         {"warmup", "40"},    {"samples", "120"},
+                             {"thin", "2"},          {"leapfrog_steps", "5"}, {"hyper_delay", "5"}};
   spec.artifacts.push_back(ArtifactSpec{"chain-traces", {}, {}, {0}, std::nullopt});
   Plan plan = small_plan(spec);
   for (Job& j : plan.jobs) {
@@ -617,7 +630,7 @@ TEST_CASE("runner: jobs on larger training data start first, plan order among eq
 
 TEST_CASE("progress: the ETA weighs unfinished jobs by their label's cost per unit size", "[runner]") {
   const double unfinished = std::numeric_limits<double>::quiet_NaN();
-  const std::vector<JobCost> jobs = {{"nn-mc", 1000}, {"nn-mc", 200}, {"nn-mc", 200},
+  const std::vector<JobCost> jobs = {{"nn-mc", 1000},  {"nn-mc", 200},  {"nn-mc", 200},
                                      {"linear", 1000}, {"linear", 200}, {"gp", 100}};
   // Nothing finished: no estimate.
   CHECK(std::isnan(estimate_remaining_seconds(jobs, std::vector<double>(6, unfinished), 2)));
@@ -820,7 +833,7 @@ TEST_CASE("store merge: a finished job replaces a failed one, never the reverse"
 TEST_CASE("report rel_time: CPU seconds relative to the reference method, wall time as fallback", "[report]") {
   const auto& registry = test::shipped_registry();
   ExperimentSpec spec = load_experiment(find_experiment_file("quickstart"));
-  spec.datasets.resize(1);  // pbp-cubic
+  spec.datasets.resize(1);            // pbp-cubic
   REQUIRE(spec.methods.size() == 2);  // linear, linear-evidence
   spec.report.metrics = {"rel_time", "fit_seconds"};
   spec.report.relative_time_to = "linear";
@@ -883,7 +896,8 @@ TEST_CASE("report rel_time: CPU seconds relative to the reference method, wall t
   CHECK(part.datasets[0].name == "pbp-cubic");
   CHECK(part.cell("pbp-cubic", "linear-evidence", "rel_time").ours->value == Approx(12.0 / 3.5).epsilon(1e-12));
   CHECK(part.cells.count({"pbp-cubic", "linear", "rel_time"}) == 0);
-  CHECK_THAT(render_markdown(part), Catch::Contains("part of the experiment: methods linear-evidence; data sets pbp-cubic"));
+  CHECK_THAT(render_markdown(part),
+             Catch::Contains("part of the experiment: methods linear-evidence; data sets pbp-cubic"));
   CHECK_THAT(render_csv(part), !Catch::Contains("pbp-cubic,linear,"));
   // unknown labels and data sets are errors that name them
   CHECK_THROWS_WITH(checked_selection(both, registry, {"pbp"}, {}),
@@ -908,8 +922,8 @@ TEST_CASE("reference numbers are read as the specs describe", "[report]") {
 
   const ExperimentSpec epnn = load_experiment(find_experiment_file("epnn-table1"));
   const ReferenceValues e = load_reference(epnn, registry);
-  CHECK(e.at({"boston", "nn-mc", "lpd_mean"}).value == Approx(-0.08));       // "housing" in the paper
-  CHECK(e.at({"concrete-lv", "gp", "se_mean"}).value == Approx(0.06));       // not the UCI concrete
+  CHECK(e.at({"boston", "nn-mc", "lpd_mean"}).value == Approx(-0.08));  // "housing" in the paper
+  CHECK(e.at({"concrete-lv", "gp", "se_mean"}).value == Approx(0.06));  // not the UCI concrete
   CHECK(e.count({"concrete", "gp", "se_mean"}) == 0);
   CHECK(e.at({"kin40k", "gp-ard", "rel_time"}).value == Approx(32.3));
 
@@ -1005,7 +1019,7 @@ TEST_CASE("figure grids: product and one-at-a-time", "[grid]") {
   CHECK(p.varied.empty());
   CHECK(p.X(0, 0) == -1.0);
   CHECK(p.X(0, 1) == 0.0);
-  CHECK(p.X(1, 1) == 0.5);   // the last input varies fastest
+  CHECK(p.X(1, 1) == 0.5);  // the last input varies fastest
   CHECK(p.X(5, 0) == 0.0);
   CHECK(p.X(14, 0) == 1.0);
   CHECK(p.X(14, 1) == 2.0);
@@ -1049,5 +1063,6 @@ TEST_CASE("figure experiment: trained on all rows, predictions stored on the gri
   // Linear in x: the mean moves by a constant step along the evenly spaced grid.
   CHECK(g.mean[200] - g.mean[100] == Approx(g.mean[100] - g.mean[0]).epsilon(1e-9));
   const std::string csv = render_grid_csv(grids);
-  CHECK_THAT(csv, Catch::StartsWith("dataset,method,split,input,x1,mean,sd,lower95,upper95\nepnn-case3,linear,0,,-3.5,"));
+  CHECK_THAT(csv,
+             Catch::StartsWith("dataset,method,split,input,x1,mean,sd,lower95,upper95\nepnn-case3,linear,0,,-3.5,"));
 }

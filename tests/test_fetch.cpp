@@ -37,9 +37,9 @@ namespace fs = std::filesystem;
 using bnn::data::DatasetRegistry;
 using bnn::data::DatasetSpec;
 using bnn::data::DatasetStatus;
+using bnn::data::fetch_dataset;
 using bnn::data::FetchError;
 using bnn::data::FetchOptions;
-using bnn::data::fetch_dataset;
 using bnn::data::sha256_hex;
 using Catch::Matchers::Contains;
 
@@ -75,16 +75,13 @@ std::set<std::string> listing(const fs::path& dir) {
 
 bool has_temporary_files(const fs::path& dir) {
   for (const auto& name : listing(dir))
-    if (name.find(".part") != std::string::npos || name.find(".archive") != std::string::npos)
-      return true;
+    if (name.find(".part") != std::string::npos || name.find(".archive") != std::string::npos) return true;
   return false;
 }
 
 // The per-process root of all scratch folders of these tests (ctest may run test cases in
 // parallel, each in its own process).
-fs::path process_scratch() {
-  return bnn::test::scratch_root() / ("fetch-" + std::to_string(::getpid()));
-}
+fs::path process_scratch() { return bnn::test::scratch_root() / ("fetch-" + std::to_string(::getpid())); }
 
 // A per-test folder under the process scratch root, removed at the end.
 class ScratchDir {
@@ -172,8 +169,7 @@ void make_zips(const std::vector<ZipSpec>& archives) {
   if (std::system(command.c_str()) != 0) throw std::runtime_error("test: could not run " + command);
   fs::remove_all(work);
   for (const auto& archive : archives)
-    if (!fs::exists(archive.first))
-      throw std::runtime_error("test: python3 wrote no " + archive.first.string());
+    if (!fs::exists(archive.first)) throw std::runtime_error("test: python3 wrote no " + archive.first.string());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -250,10 +246,9 @@ class HttpServer {
  private:
   void start(const std::string& python, const std::string& root) {
     port_ = unused_port();
-    std::string a0 = python, a1 = "-m", a2 = "http.server", a3 = "--bind", a4 = "127.0.0.1",
-                a5 = std::to_string(port_), a6 = "--directory", a7 = root;
-    char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), a4.data(),
-                    a5.data(), a6.data(), a7.data(), nullptr};
+    std::string a0 = python, a1 = "-m", a2 = "http.server", a3 = "--bind", a4 = "127.0.0.1", a5 = std::to_string(port_),
+                a6 = "--directory", a7 = root;
+    char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), a4.data(), a5.data(), a6.data(), a7.data(), nullptr};
     const pid_t parent = ::getpid();
     const pid_t child = ::fork();
     if (child < 0) throw std::runtime_error("test: fork() failed");
@@ -316,11 +311,9 @@ struct Entry {
   std::string extra;  // further inline keys, e.g. archive = "x.zip"
 };
 
-std::string dataset_toml(const std::string& name, const std::string& folder,
-                         const std::string& url_base, const std::vector<Entry>& files,
-                         const std::string& more = "",
-                         const std::string& table_file = "",
-                         const std::string& availability = "public") {
+std::string dataset_toml(const std::string& name, const std::string& folder, const std::string& url_base,
+                         const std::vector<Entry>& files, const std::string& more = "",
+                         const std::string& table_file = "", const std::string& availability = "public") {
   std::ostringstream t;
   t << "[[dataset]]\n"
     << "name = \"" << name << "\"\n"
@@ -400,11 +393,10 @@ TEST_CASE("fetch downloads a data set from url_base over HTTP and verifies it", 
   write_bytes(served / "upstream" / "v1" / "index_target.txt", kTarget);
   const Served server = serve(served);
 
-  const auto registry = load_registry(
-      scratch.path(), dataset_toml("toy", "toy-folder", server.url("upstream/v1/"),
-                                   {{"data.txt", sha256_hex(kData), ""},
-                                    {"index_features.txt", sha256_hex(kFeatures), ""},
-                                    {"index_target.txt", sha256_hex(kTarget), ""}}));
+  const auto registry = load_registry(scratch.path(), dataset_toml("toy", "toy-folder", server.url("upstream/v1/"),
+                                                                   {{"data.txt", sha256_hex(kData), ""},
+                                                                    {"index_features.txt", sha256_hex(kFeatures), ""},
+                                                                    {"index_target.txt", sha256_hex(kTarget), ""}}));
   const DatasetSpec& spec = registry.find("toy");
   REQUIRE(spec.url_of(spec.files[0]) == server.url("upstream/v1/data.txt"));
 
@@ -417,9 +409,8 @@ TEST_CASE("fetch downloads a data set from url_base over HTTP and verifies it", 
   fetch_dataset(spec, options_for(data_dir, "", log));
   INFO(log.all());
   const fs::path folder = data_dir / "toy-folder";
-  CHECK(listing(data_dir) == std::set<std::string>{"toy-folder/data.txt",
-                                                   "toy-folder/index_features.txt",
-                                                   "toy-folder/index_target.txt"});
+  CHECK(listing(data_dir) ==
+        std::set<std::string>{"toy-folder/data.txt", "toy-folder/index_features.txt", "toy-folder/index_target.txt"});
   CHECK(read_bytes(folder / "data.txt") == kData);
   CHECK(read_bytes(folder / "index_features.txt") == kFeatures);
   CHECK(read_bytes(folder / "index_target.txt") == kTarget);
@@ -446,8 +437,7 @@ TEST_CASE("fetch downloads a data set from url_base over HTTP and verifies it", 
 
   SECTION("a corrupted local copy is downloaded again") {
     write_bytes(folder / "index_target.txt", "7\n");
-    CHECK(bnn::data::dataset_status(spec, data_dir.string()).detail ==
-          "checksum mismatch: index_target.txt");
+    CHECK(bnn::data::dataset_status(spec, data_dir.string()).detail == "checksum mismatch: index_target.txt");
     Log again;
     fetch_dataset(spec, options_for(data_dir, "", again));
     INFO(again.all());
@@ -467,10 +457,10 @@ TEST_CASE("fetch takes files from a mirror URL or a local mirror folder", "[fetc
   write_bytes(mirror / "toy" / "index_target.txt", kTarget);
   const Served server = serve(mirror);
   // url_base points to a folder the server does not have: only the mirror can succeed.
-  const auto registry = load_registry(
-      scratch.path(), dataset_toml("toy", "toy", server.url("not-here/"),
-                                   {{"data.txt", sha256_hex(kData), ""},
-                                    {"index_target.txt", sha256_hex(kTarget), ""}}));
+  const auto registry =
+      load_registry(scratch.path(),
+                    dataset_toml("toy", "toy", server.url("not-here/"),
+                                 {{"data.txt", sha256_hex(kData), ""}, {"index_target.txt", sha256_hex(kTarget), ""}}));
   const DatasetSpec& spec = registry.find("toy");
   Log direct;
   REQUIRE_THAT(fetch_error(spec, options_for(scratch.path() / "direct", "", direct)),
@@ -545,8 +535,7 @@ TEST_CASE("fetch rejects a file whose bytes do not match the registry checksum",
   const auto registry = load_registry(
       scratch.path(),
       dataset_toml("lonely", "lonely", server.url(), {{"bad.txt", wrong, ""}}) +
-          dataset_toml("pair", "pair", server.url(),
-                       {{"good.txt", sha256_hex(kData), ""}, {"bad.txt", wrong, ""}}));
+          dataset_toml("pair", "pair", server.url(), {{"good.txt", sha256_hex(kData), ""}, {"bad.txt", wrong, ""}}));
 
   SECTION("only file") {
     Log log;
@@ -573,8 +562,8 @@ TEST_CASE("fetch rejects a file whose bytes do not match the registry checksum",
     Log log;
     fs::create_directories(scratch.path() / "mirror");
     fs::copy(served, scratch.path() / "mirror" / "lonely", fs::copy_options::recursive);
-    const std::string message = fetch_error(
-        registry.find("lonely"), options_for(data_dir, (scratch.path() / "mirror").string(), log));
+    const std::string message =
+        fetch_error(registry.find("lonely"), options_for(data_dir, (scratch.path() / "mirror").string(), log));
     CHECK_THAT(message, Contains("lonely: bad.txt"));
     CHECK_THAT(message, Contains("checksum mismatch"));
     CHECK(listing(data_dir).empty());
@@ -587,10 +576,10 @@ TEST_CASE("fetch reports a missing file on the server by its URL", "[fetch]") {
   const fs::path data_dir = scratch.path() / "data";
   write_bytes(served / "set" / "data.txt", kData);
   const Served server = serve(served);
-  const auto registry = load_registry(
-      scratch.path(), dataset_toml("gappy", "gappy", server.url("set/"),
-                                   {{"data.txt", sha256_hex(kData), ""},
-                                    {"index_target.txt", sha256_hex(kTarget), ""}}));
+  const auto registry =
+      load_registry(scratch.path(),
+                    dataset_toml("gappy", "gappy", server.url("set/"),
+                                 {{"data.txt", sha256_hex(kData), ""}, {"index_target.txt", sha256_hex(kTarget), ""}}));
   const DatasetSpec& spec = registry.find("gappy");
 
   Log log;
@@ -650,13 +639,11 @@ TEST_CASE("fetch extracts a file from a zip archive", "[fetch]") {
   const Served server = serve(served);
   const auto registry = load_registry(
       scratch.path(),
-      dataset_toml("zipped", "zipped", server.url("up/"),
-                   {{"member.txt", sha256_hex(member), "archive = \"x.zip\""}}) +
+      dataset_toml("zipped", "zipped", server.url("up/"), {{"member.txt", sha256_hex(member), "archive = \"x.zip\""}}) +
           // Like the shipped `year` entry: a full `url` to the zip and no checksum known.
           dataset_toml("yearish", "yearish", "",
-                       {{"msd.txt", "",
-                         "archive = \"y.zip\", url = \"" + server.url("elsewhere/y.zip") + "\""}},
-                       "", "", "url-only") +
+                       {{"msd.txt", "", "archive = \"y.zip\", url = \"" + server.url("elsewhere/y.zip") + "\""}}, "",
+                       "", "url-only") +
           dataset_toml("badzip", "badzip", server.url("up/"),
                        {{"member.txt", sha256_hex(other), "archive = \"x.zip\""}}) +
           dataset_toml("nomember", "nomember", server.url("up/"),
@@ -778,17 +765,17 @@ FakeCrime fake_crime() {
     bool kept;
   };
   std::vector<Row> rows = {
-      {{}, true},                                   // complete
-      {{146}, false},                               // missing target
-      {{104, 110, 120, 124, 127, 129}, true},       // only police columns missing
-      {{6}, false},                                 // first input missing
-      {{103}, false},                               // last input before the police block
-      {{121}, false},                               // input between the police blocks
-      {{128}, false},                               // input between 127 and 129
-      {{2, 3, 4, 5, 130, 131, 145, 147}, true},     // non-predictive columns missing
-      {{29}, false},                                // an input in the middle
-      {{105, 126, 146}, false},                     // police and target missing
-      {{}, true},                                   // complete
+      {{}, true},                                // complete
+      {{146}, false},                            // missing target
+      {{104, 110, 120, 124, 127, 129}, true},    // only police columns missing
+      {{6}, false},                              // first input missing
+      {{103}, false},                            // last input before the police block
+      {{121}, false},                            // input between the police blocks
+      {{128}, false},                            // input between 127 and 129
+      {{2, 3, 4, 5, 130, 131, 145, 147}, true},  // non-predictive columns missing
+      {{29}, false},                             // an input in the middle
+      {{105, 126, 146}, false},                  // police and target missing
+      {{}, true},                                // complete
   };
   FakeCrime fake;
   for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -829,15 +816,13 @@ TEST_CASE("fetch builds and verifies a derived table", "[fetch]") {
   write_bytes(served / source, fake.original);
   const Served server = serve(served);
   const auto derive = [&](const std::string& sha) {
-    return "derive = { recipe = \"crime-n1993-d102\", output = \"" + output + "\", sha256 = \"" +
-           sha + "\" }\n";
+    return "derive = { recipe = \"crime-n1993-d102\", output = \"" + output + "\", sha256 = \"" + sha + "\" }\n";
   };
   const auto registry = load_registry(
       scratch.path(),
       dataset_toml("crime-toy", "crime", server.url(), {{source, sha256_hex(fake.original), ""}},
                    derive(sha256_hex(fake.derived)), output) +
-          dataset_toml("crime-wrong", "crime-wrong", server.url(),
-                       {{source, sha256_hex(fake.original), ""}},
+          dataset_toml("crime-wrong", "crime-wrong", server.url(), {{source, sha256_hex(fake.original), ""}},
                        derive(sha256_hex(fake.derived + "1 2\n")), output));
 
   SECTION("the derived table is written and verified") {
@@ -893,10 +878,9 @@ TEST_CASE("fetch builds and verifies a derived table", "[fetch]") {
     std::string broken = fake.original;
     broken.insert(broken.find("\r\r\n"), ",extra");  // 148 columns in the first row
     write_bytes(served / source, broken);
-    const auto bad = load_registry(
-        scratch.path() / "bad",
-        dataset_toml("crime-broken", "crime-broken", server.url(), {{source, sha256_hex(broken), ""}},
-                     derive(sha256_hex(fake.derived)), output));
+    const auto bad = load_registry(scratch.path() / "bad", dataset_toml("crime-broken", "crime-broken", server.url(),
+                                                                        {{source, sha256_hex(broken), ""}},
+                                                                        derive(sha256_hex(fake.derived)), output));
     Log log;
     const std::string message = fetch_error(bad.find("crime-broken"), options_for(data_dir, "", log));
     CHECK_THAT(message, Contains("crime-broken"));
@@ -906,8 +890,7 @@ TEST_CASE("fetch builds and verifies a derived table", "[fetch]") {
   SECTION("an unknown recipe is a FetchError naming the data set") {
     const auto bad = load_registry(
         scratch.path() / "bad",
-        dataset_toml("crime-recipe", "crime-recipe", server.url(),
-                     {{source, sha256_hex(fake.original), ""}},
+        dataset_toml("crime-recipe", "crime-recipe", server.url(), {{source, sha256_hex(fake.original), ""}},
                      "derive = { recipe = \"no-such-recipe\", output = \"" + output + "\" }\n", output));
     Log log;
     const std::string message = fetch_error(bad.find("crime-recipe"), options_for(data_dir, "", log));
@@ -921,14 +904,13 @@ TEST_CASE("dataset_status reports presence and verification", "[fetch]") {
   ScratchDir scratch("status");
   const fs::path data_dir = scratch.path() / "data";
   const auto registry = load_registry(
-      scratch.path(),
-      dataset_toml("checked", "checked", "http://127.0.0.1:9/",
-                   {{"a.txt", sha256_hex("a\n"), ""}, {"b.txt", sha256_hex("b\n"), ""}}) +
-          dataset_toml("partly", "partly", "http://127.0.0.1:9/",
-                       {{"a.txt", sha256_hex("a\n"), ""}, {"c.txt", "", ""}}) +
-          dataset_toml("closed", "closed", "", {{"a.txt", "", ""}}, "", "", "not-public") +
-          "[[dataset]]\nname = \"made-up\"\navailability = \"synthetic\"\n"
-          "synthetic = { generator = \"sinusoid\", n = 10, seed = 1 }\n");
+      scratch.path(), dataset_toml("checked", "checked", "http://127.0.0.1:9/",
+                                   {{"a.txt", sha256_hex("a\n"), ""}, {"b.txt", sha256_hex("b\n"), ""}}) +
+                          dataset_toml("partly", "partly", "http://127.0.0.1:9/",
+                                       {{"a.txt", sha256_hex("a\n"), ""}, {"c.txt", "", ""}}) +
+                          dataset_toml("closed", "closed", "", {{"a.txt", "", ""}}, "", "", "not-public") +
+                          "[[dataset]]\nname = \"made-up\"\navailability = \"synthetic\"\n"
+                          "synthetic = { generator = \"sinusoid\", n = 10, seed = 1 }\n");
   const std::string dir = data_dir.string();
   const DatasetSpec& checked = registry.find("checked");
   const DatasetSpec& partly = registry.find("partly");

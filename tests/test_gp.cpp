@@ -140,14 +140,17 @@ TEST_CASE("LAPACK Cholesky and inverse called from two threads at once equal the
     REQUIRE(lapack::cholesky_lower(reference));
     lapack::inverse_from_cholesky(reference);
     std::vector<int> mismatches(2, 0);
-    run_pieces(2, [&](int piece) {
-      for (int repeat = 0; repeat < 1000; ++repeat) {
-        Eigen::MatrixXd M = C;
-        const bool ok = lapack::cholesky_lower(M);
-        if (ok) lapack::inverse_from_cholesky(M);
-        if (!ok || M != reference) ++mismatches[static_cast<std::size_t>(piece)];
-      }
-    }, 2);
+    run_pieces(
+        2,
+        [&](int piece) {
+          for (int repeat = 0; repeat < 1000; ++repeat) {
+            Eigen::MatrixXd M = C;
+            const bool ok = lapack::cholesky_lower(M);
+            if (ok) lapack::inverse_from_cholesky(M);
+            if (!ok || M != reference) ++mismatches[static_cast<std::size_t>(piece)];
+          }
+        },
+        2);
     INFO("n = " << n);
     CHECK(mismatches == std::vector<int>{0, 0});
   }
@@ -219,8 +222,8 @@ TEST_CASE("log marginal likelihood equals the dense Gaussian density", "[gp]") {
   Eigen::MatrixXd C = full_kernel(data.X, h.kernel);
   C.diagonal().array() += h.noise_variance;
   const Eigen::FullPivLU<Eigen::MatrixXd> lu(C);
-  const double direct = -0.5 * data.y.dot(lu.solve(data.y)) - 0.5 * std::log(lu.determinant()) -
-                        0.5 * 25 * std::log(2 * M_PI);
+  const double direct =
+      -0.5 * data.y.dot(lu.solve(data.y)) - 0.5 * std::log(lu.determinant()) - 0.5 * 25 * std::log(2 * M_PI);
   CHECK(log_marginal_likelihood(data.X, data.y, to_log_vector(h, true), true).log_marginal_likelihood ==
         Approx(direct).epsilon(1e-10));
 }
@@ -259,7 +262,8 @@ TEST_CASE("GP fit: optimizer improves the evidence, GP-ARD starts from the GP op
   const auto value = [](const gp::Model& m, const std::string& name) { return test::diagnostic(m.report(), name); };
   Hyperparameters start;
   start.kernel.input_variances = Eigen::VectorXd::Ones(3);
-  const double initial = log_marginal_likelihood(data.X, data.y, to_log_vector(start, false), false).log_marginal_likelihood;
+  const double initial =
+      log_marginal_likelihood(data.X, data.y, to_log_vector(start, false), false).log_marginal_likelihood;
   CHECK(value(shared, "log_marginal_likelihood") > initial + 10.0);
   CHECK(value(ard, "log_marginal_likelihood") >= value(shared, "log_marginal_likelihood") - 1e-6);
   // ARD finds that inputs 1 and 2 are irrelevant.

@@ -9,11 +9,11 @@
 #include <limits>
 #include <vector>
 
+#include "methods/core/mlp.hpp"
 #include "methods/core/options.hpp"
 #include "methods/core/rng.hpp"
-#include "methods/hmc/diagnostics.hpp"
-#include "methods/core/mlp.hpp"
 #include "methods/core/vector_math.hpp"
+#include "methods/hmc/diagnostics.hpp"
 #include "methods/hmc/hmc.hpp"
 #include "methods/hmc/sampler.hpp"
 #include "methods/registry.hpp"
@@ -183,12 +183,11 @@ TEST_CASE("Neal's curvature is the exact Hessian diagonal of a linear model", "[
   const PriorGroups groups = make_prior_groups(shape, options);
   const Eigen::VectorXd precision = Eigen::VectorXd::Constant(groups.shape.size(), 2.5);
   const double noise_precision = 7.0;
-  const Eigen::VectorXd c = neal_curvature(shape, groups, precision, noise_precision,
-                                           data.X.colwise().squaredNorm().transpose(), 25.0);
+  const Eigen::VectorXd c =
+      neal_curvature(shape, groups, precision, noise_precision, data.X.colwise().squaredNorm().transpose(), 25.0);
   Eigen::MatrixXd design(25, 4);
   design << data.X, Eigen::VectorXd::Ones(25);
-  const Eigen::VectorXd exact = noise_precision * design.colwise().squaredNorm().transpose() +
-                                groups.multiplier * 2.5;
+  const Eigen::VectorXd exact = noise_precision * design.colwise().squaredNorm().transpose() + groups.multiplier * 2.5;
   CHECK(test::close_to(c, exact, 1e-12));
 }
 
@@ -196,18 +195,18 @@ TEST_CASE("prior groups follow the ARD, layer and shared structures", "[hmc]") {
   const MlpShape shape{3, {4}, Activation::tanh};
   Options options;
   PriorGroups ard = make_prior_groups(shape, options);
-  CHECK(ard.names.size() == 3 + 1 + 2);  // 3 inputs, hidden biases, output weights, output bias
-  CHECK(ard.group[0] == 0);              // W[0][0]: input 1
-  CHECK(ard.group[1] == 1);              // W[0][1]: input 2
-  CHECK(ard.group[3] == 0);              // W[1][0]: input 1
+  CHECK(ard.names.size() == 3 + 1 + 2);                  // 3 inputs, hidden biases, output weights, output bias
+  CHECK(ard.group[0] == 0);                              // W[0][0]: input 1
+  CHECK(ard.group[1] == 1);                              // W[0][1]: input 2
+  CHECK(ard.group[3] == 0);                              // W[1][0]: input 1
   CHECK(ard.multiplier[shape.weight_offset(1)] == 4.0);  // output weights: variance / units
   options.prior = "layer";
   CHECK(make_prior_groups(shape, options).names.size() == 4);
   options.prior = "shared";
   const PriorGroups shared = make_prior_groups(shape, options);
   CHECK(shared.names.size() == 1);
-  CHECK(shared.multiplier[0] == 4.0);                           // inputs + 1
-  CHECK(shared.multiplier[shape.weight_offset(1)] == 5.0);      // units + 1
+  CHECK(shared.multiplier[0] == 4.0);                       // inputs + 1
+  CHECK(shared.multiplier[shape.weight_offset(1)] == 5.0);  // units + 1
 }
 
 TEST_CASE("Gibbs precision draws follow their Gamma conditional", "[hmc]") {
@@ -333,7 +332,8 @@ TEST_CASE("HMC reproduces the exact posterior of Bayesian linear regression", "[
 
     std::vector<ChainResult> chains;
     for (int c = 0; c < o.chains; ++c)
-      chains.push_back(run_chain(shape, groups, data, o, data.X.topRows(2), derive_seed(99, static_cast<std::uint64_t>(c))));
+      chains.push_back(
+          run_chain(shape, groups, data, o, data.X.topRows(2), derive_seed(99, static_cast<std::uint64_t>(c))));
     for (Eigen::Index i = 0; i < 4; ++i) {
       Chains draws;
       for (const auto& c : chains) {
@@ -393,8 +393,8 @@ TEST_CASE("nn-mc fits and predicts a mixture deterministically", "[hmc]") {
   const RegressionData data = toy_data(60, 2, data_rng);
   const MethodEntry& method = find_method("nn-mc");
   // the adapted metric mixes well here: two chains of 750 kept draws agree
-  const ParamMap params{{"hidden_layers", "5"}, {"warmup", "500"}, {"samples", "3000"}, {"thin", "2"},
-                        {"leapfrog_steps", "50"}, {"chains", "2"}, {"metric", "adapted"}};
+  const ParamMap params{{"hidden_layers", "5"},   {"warmup", "500"}, {"samples", "3000"},  {"thin", "2"},
+                        {"leapfrog_steps", "50"}, {"chains", "2"},   {"metric", "adapted"}};
   Rng rng1(8), rng2(8);
   const auto m1 = method.fit(data, params, rng1);
   const auto m2 = method.fit(data, params, rng2);
@@ -435,8 +435,8 @@ TEST_CASE("nn-mc fits and predicts a mixture deterministically", "[hmc]") {
 TEST_CASE("nn-mc with two-level ARD keeps the relevant inputs and shrinks the others", "[hmc]") {
   Rng data_rng(6);
   const RegressionData data = toy_data(120, 5, data_rng);  // y depends on inputs 1 and 5 only
-  const ParamMap params{{"hidden_layers", "5"}, {"warmup", "300"}, {"samples", "400"}, {"thin", "2"},
-                        {"leapfrog_steps", "10"}, {"chains", "2"}, {"prior", "ard2"}, {"input_prior_scale", "0.05"}};
+  const ParamMap params{{"hidden_layers", "5"},   {"warmup", "300"}, {"samples", "400"}, {"thin", "2"},
+                        {"leapfrog_steps", "10"}, {"chains", "2"},   {"prior", "ard2"},  {"input_prior_scale", "0.05"}};
   Rng rng(9);
   const auto model = find_method("nn-mc").fit(data, params, rng);
   const FitReport& report = model->report();
@@ -460,8 +460,10 @@ TEST_CASE("nn-mc rejects bad options with a clear message", "[hmc]") {
   CHECK_THROWS_WITH(method.canonical_config({{"activation", "sigmoid"}}),
                     Catch::Contains("nn-mc: activation is 'sigmoid', but must be tanh, relu or erf"));
   CHECK_THROWS_WITH(method.canonical_config({{"samples", "10"}}), Catch::Contains("samples is 10"));
-  CHECK_THROWS_WITH(method.canonical_config({{"prior", "ard3"}}), Catch::Contains("prior is 'ard3', but must be ard, ard2, layer or shared"));
-  CHECK_THROWS_WITH(method.canonical_config({{"input_individual_shape", "0"}}), Catch::Contains("nn-mc: input_individual_shape is 0"));
+  CHECK_THROWS_WITH(method.canonical_config({{"prior", "ard3"}}),
+                    Catch::Contains("prior is 'ard3', but must be ard, ard2, layer or shared"));
+  CHECK_THROWS_WITH(method.canonical_config({{"input_individual_shape", "0"}}),
+                    Catch::Contains("nn-mc: input_individual_shape is 0"));
   CHECK_THROWS_WITH(method.canonical_config({{"tempering_replicas", "0"}}),
                     Catch::Contains("nn-mc: tempering_replicas is 0, but must be >= 1"));
   CHECK_THROWS_WITH(method.canonical_config({{"tempering_min_beta", "1"}}),

@@ -11,9 +11,9 @@
 #include <cmath>
 #include <vector>
 
+#include "methods/core/mlp.hpp"
 #include "methods/core/rng.hpp"
 #include "methods/hmc/diagnostics.hpp"
-#include "methods/core/mlp.hpp"
 #include "methods/hmc/hmc.hpp"
 
 using namespace bnn;
@@ -31,9 +31,11 @@ struct IntegratedLinear {
   double noise_shape = 0.0, noise_rate = 0.0;
 
   IntegratedLinear(const RegressionData& data, const Options& o)
-      : design(data.X.rows(), data.X.cols() + 1), y(data.y),
+      : design(data.X.rows(), data.X.cols() + 1),
+        y(data.y),
         groups(make_prior_groups(MlpShape{data.X.cols(), {}, Activation::tanh}, o)),
-        noise_shape(o.noise_prior_shape), noise_rate(o.noise_prior_shape * o.noise_prior_scale * o.noise_prior_scale) {
+        noise_shape(o.noise_prior_shape),
+        noise_rate(o.noise_prior_shape * o.noise_prior_scale * o.noise_prior_scale) {
     design << data.X, Eigen::VectorXd::Ones(data.X.rows());
   }
   double n() const { return static_cast<double>(y.size()); }
@@ -124,7 +126,7 @@ TEST_CASE("NN-MC's initial optimization ends at the mode of the integrated-out m
   Eigen::MatrixXd hessian;
   posterior.derivatives(mode, gradient, hessian);
   REQUIRE(gradient.norm() < 1e-10);
-  REQUIRE(hessian.llt().info() == Eigen::Success);  // a minimum
+  REQUIRE(hessian.llt().info() == Eigen::Success);                           // a minimum
   REQUIRE((posterior.mode(Eigen::VectorXd::Zero(3)) - mode).norm() < 1e-8);  // and the only one near the start
   const double mode_rmse = std::sqrt(2.0 * posterior.error(mode) / posterior.n());
   const Eigen::VectorXd least_squares =

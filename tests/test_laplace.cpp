@@ -12,8 +12,8 @@
 #include <string>
 
 #include "methods/core/rng.hpp"
-#include "methods/laplace/laplace.hpp"
 #include "methods/core/two_layer_network.hpp"
+#include "methods/laplace/laplace.hpp"
 #include "methods/registry.hpp"
 #include "tests/support/errors.hpp"
 #include "tests/support/finite_difference.hpp"
@@ -161,9 +161,8 @@ TEST_CASE("evidence re-estimation reaches the maximizer of the exact linear-mode
     const Hyperparameters h = reestimate(lambda, alpha, norm2, error, count, flat);
     return std::pair{h.alpha, h.beta};
   };
-  const auto [alpha_ml, beta_ml] = brute_force_maximizer([&](double la, double lb) {
-    return linear_evidence(Phi, t, std::exp(la), std::exp(lb)).log_evidence;
-  });
+  const auto [alpha_ml, beta_ml] = brute_force_maximizer(
+      [&](double la, double lb) { return linear_evidence(Phi, t, std::exp(la), std::exp(lb)).log_evidence; });
   for (const auto& [alpha, beta] : {fixed_point(Phi, t, mackay), fixed_point(Phi, t, method)}) {
     INFO("fixed point " << alpha << ", " << beta << "; maximizer " << alpha_ml << ", " << beta_ml);
     CHECK(alpha == Approx(alpha_ml).epsilon(1e-3));
@@ -182,8 +181,8 @@ TEST_CASE("evidence re-estimation reaches the maximizer of the exact linear-mode
     return linear_evidence(Phi, t, std::exp(la), std::exp(lb)).log_evidence + priors.alpha_shape * la -
            priors.alpha_rate * std::exp(la) + priors.beta_shape * lb - priors.beta_rate * std::exp(lb);
   });
-  const auto [alpha_fp, beta_fp] =
-      fixed_point(Phi, t, [&](const Eigen::VectorXd& lambda, double alpha, double norm2, double error, Eigen::Index count) {
+  const auto [alpha_fp, beta_fp] = fixed_point(
+      Phi, t, [&](const Eigen::VectorXd& lambda, double alpha, double norm2, double error, Eigen::Index count) {
         const Hyperparameters h = reestimate(lambda, alpha, norm2, error, count, priors);
         return std::pair{h.alpha, h.beta};
       });
@@ -295,8 +294,10 @@ TEST_CASE("laplace and laplace-diag fit a smooth 1-D function with calibrated in
     // weight as well determined, so gamma is high and beta low), and alpha sits at MacKay's
     // fixed point.
     const double noise_sd = 1.0 / std::sqrt(diagnostic(model->report(), "beta"));
-    if (std::string(name) == "laplace") CHECK(noise_sd == Approx(0.1).epsilon(0.3));
-    else CHECK(noise_sd == Approx(0.1).epsilon(0.6));
+    if (std::string(name) == "laplace")
+      CHECK(noise_sd == Approx(0.1).epsilon(0.3));
+    else
+      CHECK(noise_sd == Approx(0.1).epsilon(0.6));
     CHECK(diagnostic(model->report(), "alpha") ==
           Approx(diagnostic(model->report(), "gamma") / diagnostic(model->report(), "weight_norm2")).epsilon(1e-3));
   }
@@ -330,8 +331,7 @@ TEST_CASE("laplace options are validated with Stan-style messages", "[laplace]")
   CHECK(message("laplace", {{"initial_alpha", "0"}}) == "laplace: initial_alpha is 0, but must be finite and > 0");
   CHECK(message("laplace", {{"initial_beta", "-1"}}) == "laplace: initial_beta is -1, but must be finite and > 0");
   CHECK(message("laplace", {{"beta_rate", "-0.5"}}) == "laplace: beta_rate is -0.5, but must be >= 0");
-  CHECK(message("laplace", {{"evidence_iterations", "-1"}}) ==
-        "laplace: evidence_iterations is -1, but must be >= 0");
+  CHECK(message("laplace", {{"evidence_iterations", "-1"}}) == "laplace: evidence_iterations is -1, but must be >= 0");
   CHECK(message("laplace", {{"map_iterations", "0"}}) == "laplace: map_iterations is 0, but must be >= 1");
   CHECK(message("laplace-diag", {{"restarts", "-1"}}) == "laplace-diag: restarts is -1, but must be >= 0");
   CHECK(message("laplace-diag", {{"alpha_shape", "-2"}}) == "laplace-diag: alpha_shape is -2, but must be >= 0");

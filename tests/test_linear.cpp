@@ -53,8 +53,8 @@ double log_gamma_density(double tau, double shape, double rate) {
 template <class F>
 double log_integral_over_tau(F log_f, double offset) {
   static boost::math::quadrature::exp_sinh<double> integrator;
-  const double value = integrator.integrate(
-      [&](double tau) { return std::exp(log_f(tau) - offset); }, 0.0, kInf, 1e-12);
+  const double value =
+      integrator.integrate([&](double tau) { return std::exp(log_f(tau) - offset); }, 0.0, kInf, 1e-12);
   return offset + std::log(value);
 }
 
@@ -183,8 +183,7 @@ TEST_CASE("linear predictive location, scale and dof follow the posterior", "[li
     const double leverage = x.dot(cov * x);
     CHECK(pred->mean(i) == Approx(x.dot(post.mean)).epsilon(1e-13));
     // Variance of a t with scale^2 = (b/a)(1 + lev) and dof 2a is b (1 + lev) / (a - 1).
-    CHECK(pred->variance(i) ==
-          Approx(post.rate * (1.0 + leverage) / (post.shape - 1.0)).epsilon(1e-12));
+    CHECK(pred->variance(i) == Approx(post.rate * (1.0 + leverage) / (post.shape - 1.0)).epsilon(1e-12));
   }
   // Farther from the data means more uncertainty.
   CHECK(pred->variance(2) > pred->variance(1));
@@ -236,11 +235,11 @@ TEST_CASE("linear predictive density equals the tau-mixture of Gaussians", "[lin
 
 // ------------------------------------------------------------------------------ (c)
 // log p(y) = log int N(y; 0, C / tau) Gamma(tau; a0, b0) dtau with C = I + D Lambda0^-1 D'.
-double log_evidence_by_tau_quadrature(const MatrixXd& D, const VectorXd& prior_diag,
-                                      const VectorXd& y, double a0, double b0) {
+double log_evidence_by_tau_quadrature(const MatrixXd& D, const VectorXd& prior_diag, const VectorXd& y, double a0,
+                                      double b0) {
   const auto n = static_cast<double>(y.size());
-  const MatrixXd C = MatrixXd::Identity(y.size(), y.size()) +
-                     D * prior_diag.cwiseInverse().asDiagonal() * D.transpose();
+  const MatrixXd C =
+      MatrixXd::Identity(y.size(), y.size()) + D * prior_diag.cwiseInverse().asDiagonal() * D.transpose();
   const Eigen::LDLT<MatrixXd> ldlt(C);
   const double log_det = ldlt.vectorD().array().log().sum();
   const double q = y.dot(ldlt.solve(y));
@@ -258,8 +257,7 @@ TEST_CASE("linear log evidence equals the tau integral of the Gaussian marginal"
     INFO("alpha = " << alpha);
     const auto o = no_bias_options();
     CHECK(bnn::linear::posterior(d, o, alpha).log_evidence ==
-          Approx(log_evidence_by_tau_quadrature(d.X, VectorXd::Constant(1, alpha), d.y,
-                                                o.noise_shape, o.noise_rate))
+          Approx(log_evidence_by_tau_quadrature(d.X, VectorXd::Constant(1, alpha), d.y, o.noise_shape, o.noise_rate))
               .epsilon(1e-9));
     const auto ob = bias_options();
     MatrixXd D(4, 2);
@@ -268,21 +266,19 @@ TEST_CASE("linear log evidence equals the tau integral of the Gaussian marginal"
     VectorXd prior(2);
     prior << ob.bias_precision, alpha;
     CHECK(bnn::linear::posterior(d, ob, alpha).log_evidence ==
-          Approx(log_evidence_by_tau_quadrature(D, prior, d.y, ob.noise_shape, ob.noise_rate))
-              .epsilon(1e-9));
+          Approx(log_evidence_by_tau_quadrature(D, prior, d.y, ob.noise_shape, ob.noise_rate)).epsilon(1e-9));
   }
 }
 
-TEST_CASE("linear log evidence equals a 2-D integral over weight and noise precision",
-          "[linear]") {
+TEST_CASE("linear log evidence equals a 2-D integral over weight and noise precision", "[linear]") {
   // p(y) = int int prod_i N(y_i; w x_i, 1/tau) N(w; 0, 1/(alpha tau)) Gamma(tau; a0, b0) dw dtau.
   const auto d = tiny_data();
   const auto o = no_bias_options();
   const double alpha = o.prior_precision;
   const auto s = scalar_posterior(d, alpha, o.noise_shape, o.noise_rate);
   const auto log_joint = [&](double w, double tau) {
-    double value = bnn::normal_log_pdf(w, 0.0, 1.0 / (alpha * tau)) +
-                   log_gamma_density(tau, o.noise_shape, o.noise_rate);
+    double value =
+        bnn::normal_log_pdf(w, 0.0, 1.0 / (alpha * tau)) + log_gamma_density(tau, o.noise_shape, o.noise_rate);
     for (int i = 0; i < 4; ++i) value += bnn::normal_log_pdf(d.y[i], w * d.X(i, 0), 1.0 / tau);
     return value;
   };
@@ -290,8 +286,8 @@ TEST_CASE("linear log evidence equals a 2-D integral over weight and noise preci
   const auto over_w = [&](double tau) {
     const double half_width = 30.0 / std::sqrt(tau * s.precision);
     return boost::math::quadrature::gauss_kronrod<double, 31>::integrate(
-        [&](double w) { return std::exp(log_joint(w, tau) - offset); }, s.mean - half_width,
-        s.mean + half_width, 10, 1e-12);
+        [&](double w) { return std::exp(log_joint(w, tau) - offset); }, s.mean - half_width, s.mean + half_width, 10,
+        1e-12);
   };
   static boost::math::quadrature::exp_sinh<double> integrator;
   const double brute = offset + std::log(integrator.integrate(over_w, 0.0, kInf, 1e-10));
@@ -372,10 +368,8 @@ TEST_CASE("linear options validation names the bad option", "[linear]") {
   };
   for (double bad : {0.0, -1.0, kNaN, kInf}) {
     INFO("value " << bad);
-    CHECK_THAT(message_for([&](auto& o) { o.prior_precision = bad; }),
-               Contains("linear: prior_precision"));
-    CHECK_THAT(message_for([&](auto& o) { o.bias_precision = bad; }),
-               Contains("linear: bias_precision"));
+    CHECK_THAT(message_for([&](auto& o) { o.prior_precision = bad; }), Contains("linear: prior_precision"));
+    CHECK_THAT(message_for([&](auto& o) { o.bias_precision = bad; }), Contains("linear: bias_precision"));
     CHECK_THAT(message_for([&](auto& o) { o.noise_shape = bad; }), Contains("linear: noise_shape"));
     CHECK_THAT(message_for([&](auto& o) { o.noise_rate = bad; }), Contains("linear: noise_rate"));
   }
@@ -385,8 +379,7 @@ TEST_CASE("linear options validation names the bad option", "[linear]") {
   bnn::linear::Options o;
   o.noise_rate = 0.0;
   bnn::Rng rng(1);
-  CHECK_THAT(invalid_argument_message([&] { bnn::linear::fit(tiny_data(), o, rng); }),
-             Contains("linear: noise_rate"));
+  CHECK_THAT(invalid_argument_message([&] { bnn::linear::fit(tiny_data(), o, rng); }), Contains("linear: noise_rate"));
 }
 
 TEST_CASE("linear fit rejects malformed training data", "[linear]") {
@@ -435,8 +428,8 @@ TEST_CASE("linear via the registry equals a direct fit", "[linear]") {
   CHECK(p1->mean(3) != p_default->mean(3));
 
   // Several options at once, including a bool.
-  const auto registry_opt = entry.fit(
-      d, {{"optimize_prior_precision", "true"}, {"noise_shape", "2.5"}, {"fit_bias", "false"}}, rng_a);
+  const auto registry_opt =
+      entry.fit(d, {{"optimize_prior_precision", "true"}, {"noise_shape", "2.5"}, {"fit_bias", "false"}}, rng_a);
   o = bnn::linear::Options{};
   o.optimize_prior_precision = true;
   o.noise_shape = 2.5;
@@ -451,16 +444,23 @@ TEST_CASE("registry rejects unknown methods, unknown options and bad values", "[
   bnn::Rng rng(1);
   const auto d = tiny_data();
   const auto& entry = bnn::find_method("linear");
-  CHECK_THAT(invalid_argument_message([&] { entry.fit(d, {{"prior_precison", "2"}}, rng); }),
+  CHECK_THAT(invalid_argument_message([&] {
+               entry.fit(d, {{"prior_precison", "2"}}, rng);
+             }),
              Contains("prior_precison") && Contains("linear"));
-  CHECK_THAT(invalid_argument_message([&] { entry.fit(d, {{"prior_precision", "abc"}}, rng); }),
+  CHECK_THAT(invalid_argument_message([&] {
+               entry.fit(d, {{"prior_precision", "abc"}}, rng);
+             }),
              Contains("linear: option prior_precision is 'abc', but must be"));
-  CHECK_THAT(invalid_argument_message([&] { entry.fit(d, {{"fit_bias", "yes"}}, rng); }),
+  CHECK_THAT(invalid_argument_message([&] {
+               entry.fit(d, {{"fit_bias", "yes"}}, rng);
+             }),
              Contains("linear: option fit_bias is 'yes'"));
-  CHECK_THAT(invalid_argument_message([&] { entry.fit(d, {{"prior_precision", "-1"}}, rng); }),
+  CHECK_THAT(invalid_argument_message([&] {
+               entry.fit(d, {{"prior_precision", "-1"}}, rng);
+             }),
              Contains("linear: prior_precision"));
-  CHECK_THAT(invalid_argument_message([] { bnn::find_method("nope"); }),
-             Contains("nope") && Contains("linear"));
+  CHECK_THAT(invalid_argument_message([] { bnn::find_method("nope"); }), Contains("nope") && Contains("linear"));
   CHECK_THROWS_AS(bnn::find_method(""), std::invalid_argument);
   CHECK_THROWS_AS(bnn::find_method("Linear"), std::invalid_argument);
 }
@@ -481,8 +481,9 @@ TEST_CASE("registry describes linear options and canonical configurations", "[li
   CHECK(entry.canonical_config({{"prior_precision", " 2.50 "}, {"fit_bias", "0"}}) ==
         "prior_precision=2.5;bias_precision=1e-06;noise_shape=1;noise_rate=1;fit_bias=false;"
         "optimize_prior_precision=false");
-  CHECK_THAT(invalid_argument_message([&] { entry.canonical_config({{"noise_rate", "0"}}); }),
+  CHECK_THAT(invalid_argument_message([&] {
+               entry.canonical_config({{"noise_rate", "0"}});
+             }),
              Contains("linear: noise_rate"));
-  CHECK_THAT(invalid_argument_message([&] { entry.canonical_config({{"bogus", "1"}}); }),
-             Contains("bogus"));
+  CHECK_THAT(invalid_argument_message([&] { entry.canonical_config({{"bogus", "1"}}); }), Contains("bogus"));
 }

@@ -36,9 +36,7 @@ RegressionData noisy_sine() {
   return data;
 }
 
-Eigen::MatrixXd random_spd(Eigen::Index size, Rng& rng) {
-  return test::random_spd(size, rng, 1.0, 0.3);
-}
+Eigen::MatrixXd random_spd(Eigen::Index size, Rng& rng) { return test::random_spd(size, rng, 1.0, 0.3); }
 
 // Mean and covariance of q(v) given the cavity and the site precision P and location b with
 // fraction eta: (Sigma_-^-1 + eta P)^-1 (Sigma_-^-1 mu_- + eta b).
@@ -320,12 +318,15 @@ TEST_CASE("nn-ep registry entries: defaults, validation and determinism", "[nnep
   const MethodEntry& ard = find_method("nn-ep-ard");
   CHECK(la.canonical_config({}).find("prior=laplace;scale_groups=common") != std::string::npos);
   CHECK(ard.canonical_config({}).find("prior=gaussian;scale_groups=input") != std::string::npos);
-  CHECK(test::invalid_argument_message([&] { la.canonical_config({{"eta", "0"}}); }) ==
-        "nn-ep-la: eta is 0, but must be in (0, 1]");
-  CHECK(test::invalid_argument_message([&] { ard.canonical_config({{"hidden_units", "0"}}); }) ==
-        "nn-ep-ard: hidden_units is 0, but must be >= 1");
-  CHECK(test::invalid_argument_message([&] { la.canonical_config({{"scale_groups", "rows"}}); }).find(
-            "scale_groups is 'rows'") != std::string::npos);
+  CHECK(test::invalid_argument_message([&] {
+          la.canonical_config({{"eta", "0"}});
+        }) == "nn-ep-la: eta is 0, but must be in (0, 1]");
+  CHECK(test::invalid_argument_message([&] {
+          ard.canonical_config({{"hidden_units", "0"}});
+        }) == "nn-ep-ard: hidden_units is 0, but must be >= 1");
+  CHECK(test::invalid_argument_message([&] {
+          la.canonical_config({{"scale_groups", "rows"}});
+        }).find("scale_groups is 'rows'") != std::string::npos);
   const RegressionData data = noisy_sine();
   Rng rng_a(1), rng_b(1);
   const auto first = la.fit(data, {{"max_iterations", "40"}}, rng_a);
@@ -350,8 +351,9 @@ TEST_CASE("nn-ep: a fit that broke down is a numerical error, not a convergence"
   CHECK(report.status == FitStatus::ok);
   check_breakdown(6, 500, true, 0.3, 1.0, report);
   CHECK(report.status == FitStatus::numerical_error);
-  CHECK(report.message == "EP broke down: 6 of 500 likelihood sites were skipped in the last sweep "
-                          "(improper cavity or tilted moments)");
+  CHECK(report.message ==
+        "EP broke down: 6 of 500 likelihood sites were skipped in the last sweep "
+        "(improper cavity or tilted moments)");
   report = FitReport{};
   report.status = FitStatus::not_converged;  // the noise of the kin40k run with parallel updates, damping 0.1
   check_breakdown(0, 5000, true, 86.6, 1.0, report);
@@ -399,8 +401,9 @@ TEST_CASE("nn-ep: predictions that run away from the training targets are a nume
 }
 
 TEST_CASE("nn-ep unit_schedule: units join the updates one at a time (section 3.5.3)", "[nnep]") {
-  CHECK(test::invalid_argument_message([] { find_method("nn-ep-la").canonical_config({{"unit_schedule", "-1"}}); }) ==
-        "nn-ep-la: unit_schedule is -1, but must be >= 0");
+  CHECK(test::invalid_argument_message([] {
+          find_method("nn-ep-la").canonical_config({{"unit_schedule", "-1"}});
+        }) == "nn-ep-la: unit_schedule is -1, but must be >= 0");
   const RegressionData data = noisy_sine();
   Options o = laplace_defaults();
   o.hidden_units = 3;

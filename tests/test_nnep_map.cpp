@@ -123,13 +123,15 @@ TEST_CASE("nn-ep MAP start: positive output weights at a stationary point that f
 
 TEST_CASE("nn-ep with initialization = map: validation, determinism and the fit", "[nnep]") {
   const MethodEntry& ard = find_method("nn-ep-ard");
-  CHECK(test::invalid_argument_message([&] { ard.canonical_config({{"initialization", "magic"}}); }) ==
-        "nn-ep-ard: initialization is 'magic', but must be zero or map");
+  CHECK(test::invalid_argument_message([&] {
+          ard.canonical_config({{"initialization", "magic"}});
+        }) == "nn-ep-ard: initialization is 'magic', but must be zero or map");
   CHECK(test::invalid_argument_message([&] {
           ard.canonical_config({{"initialization", "map"}, {"linear_units", "1"}});
         }).find("linear_units is 1") != std::string::npos);
-  CHECK(test::invalid_argument_message([&] { ard.canonical_config({{"map_iterations", "0"}}); }) ==
-        "nn-ep-ard: map_iterations is 0, but must be >= 1");
+  CHECK(test::invalid_argument_message([&] {
+          ard.canonical_config({{"map_iterations", "0"}});
+        }) == "nn-ep-ard: map_iterations is 0, but must be >= 1");
   Rng data_rng(5);
   Eigen::MatrixXd X;
   Eigen::VectorXd y;

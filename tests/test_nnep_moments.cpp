@@ -121,7 +121,8 @@ TEST_CASE("likelihood site: tilted moments of h and theta equal brute-force inte
         return log_fractional_normal(y, f_mean, f_var, theta, eta) + normal_log_pdf(theta, theta_mean, theta_variance);
       };
       const double sd = std::sqrt(theta_variance);
-      const Moments brute = brute_moments(log_density, theta_mean - 12 * sd, theta_mean + 12 * sd, log_density(theta_mean));
+      const Moments brute =
+          brute_moments(log_density, theta_mean - 12 * sd, theta_mean + 12 * sd, log_density(theta_mean));
       CHECK(t.log_normalizer == Approx(brute.log_mass).margin(1e-7));
       CHECK(t.theta_mean == Approx(brute.mean).margin(1e-7));
       CHECK(t.theta_variance == Approx(brute.variance).epsilon(1e-5));
@@ -141,7 +142,8 @@ TEST_CASE("likelihood site: tilted moments of h and theta equal brute-force inte
                0.5 * (h - h_mean[k]) * (h - h_mean[k]) / h_var[k];
       };
       const double sd = std::sqrt(h_var[k]);
-      const Moments brute = brute_moments(log_density, h_mean[k] - 12 * sd, h_mean[k] + 12 * sd, log_density(h_mean[k]));
+      const Moments brute =
+          brute_moments(log_density, h_mean[k] - 12 * sd, h_mean[k] + 12 * sd, log_density(h_mean[k]));
       CHECK(t.h_mean[k] == Approx(brute.mean).margin(2e-6 * sd));
       CHECK(t.h_variance[k] == Approx(brute.variance).epsilon(2e-5));
     }
@@ -183,7 +185,8 @@ TEST_CASE("hierarchical input-weight prior site: tilted moments equal nested qua
       REQUIRE(t.ok);
       // p(w | phi)^eta N(w | m, V) N(phi | mu, s2), integrated over w (inner) and phi (outer)
       const auto log_prior = [&](double w, double phi) {
-        if (prior == InputPrior::gaussian) return -0.5 * (std::log(2.0 * std::numbers::pi) + phi + w * w * std::exp(-phi));
+        if (prior == InputPrior::gaussian)
+          return -0.5 * (std::log(2.0 * std::numbers::pi) + phi + w * w * std::exp(-phi));
         const double b = std::sqrt(0.5 * std::exp(phi));
         return -std::log(2.0 * b) - std::abs(w) / b;
       };
@@ -199,9 +202,7 @@ TEST_CASE("hierarchical input-weight prior site: tilted moments equal nested qua
       };
       const auto outer = [&](int w_power, int phi_power) {
         return integrate(
-            [&](double phi) {
-              return std::pow(phi, phi_power) * inner(phi, w_power) * normal_density(phi, mu, s2);
-            },
+            [&](double phi) { return std::pow(phi, phi_power) * inner(phi, w_power) * normal_density(phi, mu, s2); },
             mu - 9 * phi_sd, mu + 9 * phi_sd);
       };
       const double mass = outer(0, 0);

@@ -60,7 +60,8 @@ double potential(const Eigen::VectorXd& x, const Eigen::VectorXd& y, const Eigen
     gradient[3 * kUnits] += d_f;
   }
   for (int k = 0; k < kUnits; ++k) {
-    u += 0.5 * theta[2 * k] * theta[2 * k] / kWeightVariance + 0.5 * theta[2 * k + 1] * theta[2 * k + 1] / kBiasVariance;
+    u +=
+        0.5 * theta[2 * k] * theta[2 * k] / kWeightVariance + 0.5 * theta[2 * k + 1] * theta[2 * k + 1] / kBiasVariance;
     gradient[2 * k] += theta[2 * k] / kWeightVariance;
     gradient[2 * k + 1] += theta[2 * k + 1] / kBiasVariance;
     // truncated Student-t on v = e^u, plus the Jacobian log v = u

@@ -125,8 +125,7 @@ TEST_CASE("apply_overrides rejects malformed values with a clear message", "[opt
   CHECK(error_for("rate", "abc") == "linear: option rate is 'abc', but must be a finite real number");
   CHECK(error_for("count", "abc") == "linear: option count is 'abc', but must be an integer");
   CHECK(error_for("flag", "yes") == "linear: option flag is 'yes', but must be true or false");
-  CHECK(error_for("layers", "1,a") ==
-        "linear: option layers is '1,a', but must be a comma-separated integer list");
+  CHECK(error_for("layers", "1,a") == "linear: option layers is '1,a', but must be a comma-separated integer list");
 
   for (const char* bad : {"", " ", "nan", "inf", "-inf", "1e400", "1.5x", "1,5", "--1"})
     CHECK_THAT(error_for("rate", bad), Contains("option rate is '") && Contains("finite real"));
@@ -149,8 +148,7 @@ TEST_CASE("apply_overrides rejects unknown option names", "[options]") {
 }
 
 TEST_CASE("canonical_options lists every field and round-trips", "[options]") {
-  CHECK(bnn::canonical_options(TestOptions{}) ==
-        "flag=false;count=3;seed=12345;rate=0.25;label=abc;layers=50,50");
+  CHECK(bnn::canonical_options(TestOptions{}) == "flag=false;count=3;seed=12345;rate=0.25;label=abc;layers=50,50");
 
   TestOptions o;
   o.flag = true;
@@ -160,8 +158,9 @@ TEST_CASE("canonical_options lists every field and round-trips", "[options]") {
   o.label = "some text";
   o.layers = {7, -2, 1000};
   const std::string text = bnn::canonical_options(o);
-  CHECK(text == "flag=true;count=-8;seed=18446744073709551615;rate=0.3333333333333333;"
-                "label=some text;layers=7,-2,1000");
+  CHECK(text ==
+        "flag=true;count=-8;seed=18446744073709551615;rate=0.3333333333333333;"
+        "label=some text;layers=7,-2,1000");
   const TestOptions back = with(parse_canonical(text));
   CHECK(bnn::canonical_options(back) == text);
   CHECK(back.rate == o.rate);  // bit-exact, not just to printed precision
@@ -230,8 +229,7 @@ TEST_CASE("validation helpers produce Stan-style messages", "[options]") {
   CHECK(invalid_argument_message([] { bnn::require_positive("m", "x", -0.5); }) ==
         "m: x is -0.5, but must be finite and > 0");
   CHECK_THROWS_AS(bnn::require_positive("m", "x", 0.0), std::invalid_argument);
-  CHECK_THROWS_AS(bnn::require_positive("m", "x", std::numeric_limits<double>::infinity()),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(bnn::require_positive("m", "x", std::numeric_limits<double>::infinity()), std::invalid_argument);
   CHECK_NOTHROW(bnn::require_in_open_unit("m", "p", 0.5));
   CHECK(invalid_argument_message([] { bnn::require_in_open_unit("m", "p", 1.0); }) ==
         "m: p is 1, but must be in (0, 1)");
@@ -332,13 +330,12 @@ TEST_CASE("standard_normal has the moments and cdf of N(0, 1)", "[rng]") {
   m4 /= n;
   CHECK(std::abs(mean) < 5.0 / std::sqrt(n));
   CHECK(std::abs(m2 - 1.0) < 5.0 * std::sqrt(2.0 / n));
-  CHECK(std::abs(m3) < 5.0 * std::sqrt(15.0 / n));         // skewness
-  CHECK(std::abs(m4 - 3.0) < 5.0 * std::sqrt(96.0 / n));   // kurtosis
+  CHECK(std::abs(m3) < 5.0 * std::sqrt(15.0 / n));        // skewness
+  CHECK(std::abs(m4 - 3.0) < 5.0 * std::sqrt(96.0 / n));  // kurtosis
   // Empirical cdf at a few points within 5 binomial standard errors.
   for (double t : {-2.5, -1.0, 0.0, 0.5, 2.0}) {
     const double p = bnn::normal_cdf(t);
-    const double frac =
-        static_cast<double>(std::count_if(z.begin(), z.end(), [&](double v) { return v <= t; })) / n;
+    const double frac = static_cast<double>(std::count_if(z.begin(), z.end(), [&](double v) { return v <= t; })) / n;
     INFO("t = " << t);
     CHECK(std::abs(frac - p) < 5.0 * std::sqrt(p * (1.0 - p) / n));
   }
@@ -355,8 +352,10 @@ TEST_CASE("uniform_index is uniform and in range", "[rng]") {
   int out_of_range = 0;
   for (int k = 0; k < n; ++k) {
     const auto j = bnn::uniform_index(rng, buckets);
-    if (j < static_cast<std::uint64_t>(buckets)) ++counts[j];
-    else ++out_of_range;
+    if (j < static_cast<std::uint64_t>(buckets))
+      ++counts[j];
+    else
+      ++out_of_range;
   }
   CHECK(out_of_range == 0);
   const double expected = static_cast<double>(n) / buckets;

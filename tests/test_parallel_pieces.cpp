@@ -35,8 +35,7 @@ bool wait_for_company(std::atomic<int>& started, int others, double cpu) {
     }
   }
   const double until = thread_cpu_seconds() + cpu;
-  while (thread_cpu_seconds() < until) {
-  }
+  while (thread_cpu_seconds() < until) {}
   return met;
 }
 
@@ -45,7 +44,8 @@ bool wait_for_company(std::atomic<int>& started, int others, double cpu) {
 TEST_CASE("run_pieces runs every piece once, in its own team when called alone", "[parallel]") {
   for (int threads : {1, 2, 3}) {
     std::vector<int> runs(7, 0);
-    const auto report = run_pieces(7, [&](int i) { runs[static_cast<std::size_t>(i)] += i + 1; }, threads);
+    const auto report = run_pieces(
+        7, [&](int i) { runs[static_cast<std::size_t>(i)] += i + 1; }, threads);
     CHECK(runs == std::vector<int>{1, 2, 3, 4, 5, 6, 7});
     CHECK(report.cpu_seconds_elsewhere >= 0.0);
   }
@@ -56,7 +56,8 @@ TEST_CASE("run_pieces runs every piece once, in its own team when called alone",
 TEST_CASE("run_pieces: two pieces alone run at the same time on two threads", "[parallel]") {
   std::atomic<int> started{0};
   std::vector<char> met(2, 0);
-  const auto report = run_pieces(2, [&](int i) { met[static_cast<std::size_t>(i)] = wait_for_company(started, 1, 0.01); }, 2);
+  const auto report = run_pieces(
+      2, [&](int i) { met[static_cast<std::size_t>(i)] = wait_for_company(started, 1, 0.01); }, 2);
   CHECK(met == std::vector<char>{1, 1});
   CHECK(report.cpu_seconds_elsewhere >= 0.009);  // one piece ran on the team's second thread
 }
@@ -70,8 +71,9 @@ TEST_CASE("run_pieces inside a team: a thread with no work left takes up the pie
 #pragma omp parallel for num_threads(2) schedule(static, 1)
   for (int job = 0; job < 2; ++job) {
     if (job == 0) {
-      elsewhere = run_pieces(2, [&](int i) { met[static_cast<std::size_t>(i)] = wait_for_company(started, 1, 0.01); })
-                      .cpu_seconds_elsewhere;
+      elsewhere = run_pieces(2, [&](int i) {
+                    met[static_cast<std::size_t>(i)] = wait_for_company(started, 1, 0.01);
+                  }).cpu_seconds_elsewhere;
     }
   }
   CHECK(met == std::vector<char>{1, 1});

@@ -254,8 +254,8 @@ TEST_CASE("EP refinement of a prior factor matches the moments of its tilted dis
     const double variance = c.variance - c.variance * c.variance * (d_mean * d_mean - 2.0 * d_variance);
     const double z0 = std::exp(log_z(c.mean, c.variance, c.shape, c.rate));
     const double first = std::exp(log_z(c.mean, c.variance, c.shape + 1.0, c.rate)) / z0 * c.shape / c.rate;
-    const double second = std::exp(log_z(c.mean, c.variance, c.shape + 2.0, c.rate)) / z0 * c.shape *
-                          (c.shape + 1.0) / (c.rate * c.rate);
+    const double second =
+        std::exp(log_z(c.mean, c.variance, c.shape + 2.0, c.rate)) / z0 * c.shape * (c.shape + 1.0) / (c.rate * c.rate);
     INFO("trial " << trial << ": layer " << l << " weight " << i << "," << j);
     CHECK(layer.mean(i, j) == Approx(mean).epsilon(1e-8));
     CHECK(layer.variance(i, j) == Approx(variance).epsilon(1e-8));
@@ -343,8 +343,10 @@ TEST_CASE("PBP fits a noisy sine and is reproducible", "[pbp]") {
   }
   CHECK(std::sqrt(sse / 200) < 0.3);  // the sine explains most of the (unit) variance
   CHECK(a.network().noise_variance() < 0.1);
-  CHECK_THROWS_WITH(find_method("pbp").fit(data, {{"epochs", "0"}}, rng1), Catch::Contains("pbp: epochs is 0, but must be >= 1"));
-  CHECK_THROWS_WITH(find_method("pbp").fit(data, {{"noise_shape", "1"}}, rng1), Catch::Contains("pbp: noise_shape is 1, but must be > 1"));
+  CHECK_THROWS_WITH(find_method("pbp").fit(data, {{"epochs", "0"}}, rng1),
+                    Catch::Contains("pbp: epochs is 0, but must be >= 1"));
+  CHECK_THROWS_WITH(find_method("pbp").fit(data, {{"noise_shape", "1"}}, rng1),
+                    Catch::Contains("pbp: noise_shape is 1, but must be > 1"));
 }
 
 TEST_CASE("batched rectifier moments equal the scalar ones", "[pbp]") {

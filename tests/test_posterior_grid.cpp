@@ -18,7 +18,7 @@ TEST_CASE("posterior grid: normalizer, grid convergence and the paper's KL order
   const data::Dataset data = data::generate_synthetic("bb-toy", {"bb-toy", 6, 5});
   const RegressionData train{data.X, data.y};
   const double alpha = 1.0, beta = 100.0;
-  const ParamMap common = {{"hidden_units", "1"},   {"input_bias", "false"},   {"output_bias", "false"},
+  const ParamMap common = {{"hidden_units", "1"},  {"input_bias", "false"}, {"output_bias", "false"},
                            {"initial_alpha", "1"}, {"initial_beta", "100"}, {"restarts", "2"}};
   exp::ArtifactSpec::PosteriorGrid grid;
   grid.box[0] = {-8.0, 8.0, 0};
@@ -53,11 +53,13 @@ TEST_CASE("posterior grid: normalizer, grid convergence and the paper's KL order
       const double r = v * std::erf(u * data.X(i, 0) / std::numbers::sqrt2) - data.y[i];
       sse += r * r;
     }
-    return std::pow(beta / (2 * std::numbers::pi), 3.0) * std::exp(-0.5 * beta * sse) * alpha /
-           (2 * std::numbers::pi) * std::exp(-0.5 * alpha * (u * u + v * v));
+    return std::pow(beta / (2 * std::numbers::pi), 3.0) * std::exp(-0.5 * beta * sse) * alpha / (2 * std::numbers::pi) *
+           std::exp(-0.5 * alpha * (u * u + v * v));
   };
   const double evidence = gauss_kronrod<double, 31>::integrate(
-      [&](double u) { return gauss_kronrod<double, 31>::integrate([&](double v) { return joint(u, v); }, -8.0, 8.0, 15, 1e-10); },
+      [&](double u) {
+        return gauss_kronrod<double, 31>::integrate([&](double v) { return joint(u, v); }, -8.0, 8.0, 15, 1e-10);
+      },
       -8.0, 8.0, 15, 1e-9);
   for (const Result* r : {&laplace, &diagonal, &full}) {
     INFO("KL " << r->grid.kl << ", fine " << r->grid.kl_fine);
@@ -87,6 +89,7 @@ TEST_CASE("posterior grid: a Gaussian over more than two parameters is refused",
   exp::ArtifactSpec::PosteriorGrid grid;
   grid.box[0] = grid.box[1] = {-1.0, 1.0, 0};
   grid.cells = 50;
-  CHECK_THROWS_WITH(exp::integrate_posterior([](const Eigen::MatrixXd& W) { return Eigen::VectorXd(W.rows()); }, q, grid),
-                    Catch::Contains("needs a model with two parameters; this one has 3"));
+  CHECK_THROWS_WITH(
+      exp::integrate_posterior([](const Eigen::MatrixXd& W) { return Eigen::VectorXd(W.rows()); }, q, grid),
+      Catch::Contains("needs a model with two parameters; this one has 3"));
 }

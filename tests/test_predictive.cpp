@@ -36,31 +36,27 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Integral of f over the real line: adaptive Gauss-Kronrod between consecutive breakpoints
 // (placed where f has its mass) and exp-sinh on the two tails beyond them.
-double integrate_line(const std::function<double(double)>& f, std::vector<double> breaks,
-                      double tol = 1e-13) {
+double integrate_line(const std::function<double(double)>& f, std::vector<double> breaks, double tol = 1e-13) {
   static boost::math::quadrature::exp_sinh<double> tail;
   std::sort(breaks.begin(), breaks.end());
   breaks.erase(std::unique(breaks.begin(), breaks.end()), breaks.end());
   const double lo = breaks.front(), hi = breaks.back();
   double total = tail.integrate([&](double t) { return f(lo - t); }, 0.0, kInf, 10 * tol);
   for (std::size_t k = 0; k + 1 < breaks.size(); ++k)
-    total += boost::math::quadrature::gauss_kronrod<double, 31>::integrate(f, breaks[k],
-                                                                           breaks[k + 1], 12, tol);
+    total += boost::math::quadrature::gauss_kronrod<double, 31>::integrate(f, breaks[k], breaks[k + 1], 12, tol);
   total += tail.integrate([&](double t) { return f(hi + t); }, 0.0, kInf, 10 * tol);
   return total;
 }
 
 // Integral of f over (-inf, y].
-double integrate_below(const std::function<double(double)>& f, std::vector<double> breaks,
-                       double y) {
+double integrate_below(const std::function<double(double)>& f, std::vector<double> breaks, double y) {
   static boost::math::quadrature::exp_sinh<double> tail;
   std::erase_if(breaks, [&](double b) { return b >= y; });
   breaks.push_back(y);
   std::sort(breaks.begin(), breaks.end());
   double total = tail.integrate([&](double t) { return f(breaks.front() - t); }, 0.0, kInf, 1e-12);
   for (std::size_t k = 0; k + 1 < breaks.size(); ++k)
-    total += boost::math::quadrature::gauss_kronrod<double, 61>::integrate(f, breaks[k],
-                                                                           breaks[k + 1], 12, 1e-13);
+    total += boost::math::quadrature::gauss_kronrod<double, 61>::integrate(f, breaks[k], breaks[k + 1], 12, 1e-13);
   return total;
 }
 
@@ -85,8 +81,7 @@ Case gaussian_case() {
   m << 0.3, -2.0, 5.0;
   v << 1.0, 0.04, 9.0;
   Case c{"gaussian", std::make_unique<GaussianPredictive>(m, v), {}};
-  for (Index i = 0; i < m.size(); ++i)
-    c.breaks.push_back(around(m[i], std::sqrt(v[i]), {-8, -3, -1, 0, 1, 3, 8}));
+  for (Index i = 0; i < m.size(); ++i) c.breaks.push_back(around(m[i], std::sqrt(v[i]), {-8, -3, -1, 0, 1, 3, 8}));
   return c;
 }
 
@@ -94,10 +89,8 @@ Case student_case(double dof) {
   VectorXd loc(2), sc(2);
   loc << 0.5, -3.0;
   sc << 1.0, 0.2;
-  Case c{"student-t dof " + std::to_string(dof), std::make_unique<StudentTPredictive>(loc, sc, dof),
-         {}};
-  for (Index i = 0; i < loc.size(); ++i)
-    c.breaks.push_back(around(loc[i], sc[i], {-10, -3, -1, 0, 1, 3, 10}));
+  Case c{"student-t dof " + std::to_string(dof), std::make_unique<StudentTPredictive>(loc, sc, dof), {}};
+  for (Index i = 0; i < loc.size(); ++i) c.breaks.push_back(around(loc[i], sc[i], {-10, -3, -1, 0, 1, 3, 10}));
   c.finite_mean = dof > 1.0;
   c.finite_variance = dof > 2.0;
   return c;
@@ -134,8 +127,7 @@ Case mixture_case() {
 }
 
 Case affine(Case base, double shift, double scale) {
-  Case c{"affine(" + base.name + ")",
-         std::make_unique<AffinePredictive>(std::move(base.dist), shift, scale), {}};
+  Case c{"affine(" + base.name + ")", std::make_unique<AffinePredictive>(std::move(base.dist), shift, scale), {}};
   c.breaks.resize(base.breaks.size());
   for (std::size_t i = 0; i < base.breaks.size(); ++i)
     for (double x : base.breaks[i]) c.breaks[i].push_back(shift + scale * x);
@@ -157,9 +149,7 @@ std::vector<Case> all_cases() {
 
 // Centre and spread of the breakpoints, used to place evaluation points.
 double centre(const Case& c, Index i) { return 0.5 * (c.breaks[i].front() + c.breaks[i].back()); }
-double spread(const Case& c, Index i) {
-  return (c.breaks[i].back() - c.breaks[i].front()) / 16.0;
-}
+double spread(const Case& c, Index i) { return (c.breaks[i].back() - c.breaks[i].front()) / 16.0; }
 
 }  // namespace
 
@@ -174,15 +164,13 @@ TEST_CASE("normal helpers match reference values", "[predictive]") {
   CHECK(bnn::normal_cdf(-30.0) == Approx(4.906713927148187e-198).epsilon(1e-12));
   CHECK(bnn::normal_cdf(10.0) == 1.0);
   CHECK(bnn::normal_log_pdf(1.0, 0.0, 1.0) == Approx(std::log(0.24197072451914337)).epsilon(1e-14));
-  CHECK(bnn::normal_log_pdf(3.0, 1.0, 4.0) ==
-        Approx(-0.5 * std::log(8.0 * std::numbers::pi) - 0.5).epsilon(1e-14));
+  CHECK(bnn::normal_log_pdf(3.0, 1.0, 4.0) == Approx(-0.5 * std::log(8.0 * std::numbers::pi) - 0.5).epsilon(1e-14));
 }
 
 TEST_CASE("log_sum_exp is exact and overflow-safe", "[predictive]") {
   VectorXd v(3);
   v << 0.1, -2.0, 1.3;
-  CHECK(bnn::log_sum_exp(v) ==
-        Approx(std::log(std::exp(0.1) + std::exp(-2.0) + std::exp(1.3))).epsilon(1e-15));
+  CHECK(bnn::log_sum_exp(v) == Approx(std::log(std::exp(0.1) + std::exp(-2.0) + std::exp(1.3))).epsilon(1e-15));
   v << 1000.0, 1000.0, -kInf;
   CHECK(bnn::log_sum_exp(v) == Approx(1000.0 + std::log(2.0)).epsilon(1e-15));
   v << -1000.0, -1001.0, -kInf;
@@ -212,8 +200,7 @@ TEST_CASE("densities integrate to one and match mean and variance", "[predictive
         CHECK(c.dist->variance(i) == kInf);
         continue;
       }
-      const double var =
-          integrate_line([&](double y) { return (y - m) * (y - m) * pdf(y); }, c.breaks[i]);
+      const double var = integrate_line([&](double y) { return (y - m) * (y - m) * pdf(y); }, c.breaks[i]);
       CHECK(c.dist->variance(i) == Approx(var).epsilon(1e-8));
     }
   }
@@ -247,8 +234,7 @@ TEST_CASE("quantile inverts cdf", "[predictive]") {
       for (double z : {-3.0, -0.5, 0.0, 1.2, 2.5}) {
         const double y = centre(c, i) + z * spread(c, i);
         INFO(c.name << ", point " << i << ", y = " << y);
-        CHECK(c.dist->quantile(i, c.dist->cdf(i, y)) ==
-              Approx(y).epsilon(1e-9).margin(1e-9 * spread(c, i)));
+        CHECK(c.dist->quantile(i, c.dist->cdf(i, y)) == Approx(y).epsilon(1e-9).margin(1e-9 * spread(c, i)));
       }
     }
   }
@@ -301,14 +287,12 @@ double crps_by_double_quadrature(const Case& c, Index i, double y) {
     if (x > *lo && x < *hi) b.push_back(x);
     return b;
   };
-  const double abs_dev =
-      integrate_line([&](double x) { return std::abs(x - y) * pdf(x); }, with_kink(y), 1e-10);
+  const double abs_dev = integrate_line([&](double x) { return std::abs(x - y) * pdf(x); }, with_kink(y), 1e-10);
   const double gini = integrate_line(
       [&](double x) {
         const double fx = pdf(x);
         if (fx == 0.0) return 0.0;
-        return fx * integrate_line([&](double u) { return std::abs(x - u) * pdf(u); },
-                                   with_kink(x), 1e-8);
+        return fx * integrate_line([&](double u) { return std::abs(x - u) * pdf(u); }, with_kink(x), 1e-8);
       },
       breaks, 1e-8);
   return abs_dev - 0.5 * gini;
@@ -369,8 +353,7 @@ TEST_CASE("affine map of a gaussian is the transformed gaussian", "[predictive]"
     for (double y : {-9.0, -3.0, 0.0, 2.2}) {
       INFO("y = " << y);
       CHECK(t.log_density(i, y) == Approx(direct.log_density(i, y)).epsilon(1e-13));
-      CHECK(t.log_density(i, y) ==
-            Approx(base.log_density(i, (y - a) / s) - std::log(s)).epsilon(1e-13));
+      CHECK(t.log_density(i, y) == Approx(base.log_density(i, (y - a) / s) - std::log(s)).epsilon(1e-13));
       CHECK(t.cdf(i, y) == Approx(direct.cdf(i, y)).epsilon(1e-13));
       CHECK(t.crps(i, y) == Approx(direct.crps(i, y)).epsilon(1e-12));
       CHECK(t.crps(i, y) == Approx(s * base.crps(i, (y - a) / s)).epsilon(1e-13));
@@ -391,8 +374,10 @@ TEST_CASE("affine map of a student-t is the transformed student-t", "[predictive
     CHECK(t.kind() == "student-t");
     for (Index i = 0; i < 2; ++i) {
       CHECK(t.mean(i) == Approx(direct.mean(i)).epsilon(1e-14));
-      if (dof > 2.0) CHECK(t.variance(i) == Approx(direct.variance(i)).epsilon(1e-14));
-      else CHECK(t.variance(i) == kInf);
+      if (dof > 2.0)
+        CHECK(t.variance(i) == Approx(direct.variance(i)).epsilon(1e-14));
+      else
+        CHECK(t.variance(i) == kInf);
       for (double y : {5.0, 6.8, 7.0, 8.5}) {
         INFO("y = " << y);
         CHECK(t.log_density(i, y) == Approx(direct.log_density(i, y)).epsilon(1e-13));
@@ -434,8 +419,7 @@ TEST_CASE("mixture log density equals the direct weighted sum", "[predictive]") 
   for (Index i = 0; i < 2; ++i) {
     for (double y : {-4.0, -1.0, 0.0, 0.7, 2.5, 6.0}) {
       double density = 0.0;
-      for (Index k = 0; k < 5; ++k)
-        density += w[k] * bnn::test::normal_density(y, m(i, k), v(i, k));
+      for (Index k = 0; k < 5; ++k) density += w[k] * bnn::test::normal_density(y, m(i, k), v(i, k));
       INFO("point " << i << ", y = " << y);
       CHECK(mix.log_density(i, y) == Approx(std::log(density)).epsilon(1e-13));
     }
@@ -454,8 +438,7 @@ TEST_CASE("mixture log density is stable far in the tails", "[predictive]") {
     long double density = 0.0L;
     for (Index k = 0; k < 3; ++k) {
       const long double r = static_cast<long double>(y) - m(0, k);
-      density += w[k] * std::exp(-0.5L * r * r / v(0, k)) /
-                 std::sqrt(2.0L * std::numbers::pi_v<long double> * v(0, k));
+      density += w[k] * std::exp(-0.5L * r * r / v(0, k)) / std::sqrt(2.0L * std::numbers::pi_v<long double> * v(0, k));
     }
     INFO("y = " << y);
     // A naive double-precision sum underflows to log(0) = -inf here.
@@ -549,10 +532,8 @@ TEST_CASE("constructors reject inconsistent arguments", "[predictive]") {
   CHECK_NOTHROW(GaussianMixturePredictive(m23, v23, w3));
   CHECK_THROWS_AS(GaussianMixturePredictive(m23, MatrixXd::Ones(3, 3), w3), std::invalid_argument);
   CHECK_THROWS_AS(GaussianMixturePredictive(m23, MatrixXd::Ones(2, 2), w3), std::invalid_argument);
-  CHECK_THROWS_AS(GaussianMixturePredictive(m23, v23, VectorXd::Constant(2, 0.5)),
-                  std::invalid_argument);
-  CHECK_THROWS_AS(GaussianMixturePredictive(MatrixXd(2, 0), MatrixXd(2, 0), VectorXd(0)),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(GaussianMixturePredictive(m23, v23, VectorXd::Constant(2, 0.5)), std::invalid_argument);
+  CHECK_THROWS_AS(GaussianMixturePredictive(MatrixXd(2, 0), MatrixXd(2, 0), VectorXd(0)), std::invalid_argument);
   CHECK_THROWS_AS(GaussianMixturePredictive(MatrixXd(2, 0), MatrixXd(2, 0)), std::invalid_argument);
   VectorXd bad(3);
   bad << 0.5, 0.6, -0.1;  // sums to one but has a negative weight

@@ -7,9 +7,9 @@
 
 #include "datasets/src/registry.hpp"
 #include "experiments/src/plan/plan.hpp"
+#include "experiments/src/plan/selection.hpp"
 #include "experiments/src/report/report.hpp"
 #include "experiments/src/run/runner.hpp"
-#include "experiments/src/plan/selection.hpp"
 #include "experiments/src/spec/spec.hpp"
 #include "experiments/src/store/store.hpp"
 #include "tests/support/data_mirror.hpp"
@@ -28,8 +28,10 @@ std::string without_option(std::string text, const std::string& name, const std:
   REQUIRE(at != std::string::npos);
   const bool last = text.compare(at + item.size(), 1, "|") == 0;
   // Drop the item with the ';' that joins it to its neighbour.
-  if (last) text.erase(at - 1, item.size() + 1);
-  else text.erase(at, item.size() + 1);
+  if (last)
+    text.erase(at - 1, item.size() + 1);
+  else
+    text.erase(at, item.size() + 1);
   return text;
 }
 
@@ -121,8 +123,9 @@ TEST_CASE("jobs stored before an option existed are resumed and reported, with a
   CHECK(again.ran == 0);
   ReportData r = build_report(q.spec, q.registry, store, {});
   CHECK(r.cell("pbp-cubic", "linear", "rmse").n_splits == 5);
-  CHECK_THAT(render_markdown(r), Catch::Contains("- Note: linear: jobs run before the option(s) optimize_prior_precision "
-                                                 "existed, shown since those options are at their defaults: pbp-cubic 5 of 5\n"));
+  CHECK_THAT(render_markdown(r),
+             Catch::Contains("- Note: linear: jobs run before the option(s) optimize_prior_precision "
+                             "existed, shown since those options are at their defaults: pbp-cubic 5 of 5\n"));
 
   // A job of the current configuration is preferred to the older one of its split.
   const std::vector<JobRecord> stored = store.jobs(q.spec.name, false);

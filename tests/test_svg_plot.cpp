@@ -1,9 +1,9 @@
 // The SVG plotting layer (experiments/src/plot/svg_plot) and the figure builders on top of it
 // (grid_figure, artifact_figures): ticks, ranges, marching squares, well-formed and
 // correctly placed SVG, and the panels each figure builder makes from its inputs.
-#include <catch2/catch.hpp>
 #include <Eigen/Dense>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -11,9 +11,9 @@
 #include <random>
 #include <regex>
 
+#include "experiments/src/plot/artifact_figures.hpp"
 #include "experiments/src/plot/comparison_figure.hpp"
 #include "experiments/src/plot/grid_figure.hpp"
-#include "experiments/src/plot/artifact_figures.hpp"
 #include "experiments/src/plot/svg_plot.hpp"
 
 using namespace bnn;
@@ -249,8 +249,9 @@ TEST_CASE("render_svg: well-formed, escaped, points placed in the panel frame", 
 
   // Panel 2: data [0, 1]^2 fills its clip rectangle; (0.5, 0.5) at its centre, y upwards.
   std::smatch clip;
-  REQUIRE(std::regex_search(svg, clip, std::regex("<clipPath id=\"clip1\"><rect x=\"([-0-9.]+)\" y=\"([-0-9.]+)\" "
-                                                  "width=\"([-0-9.]+)\" height=\"([-0-9.]+)\"/>")));
+  REQUIRE(std::regex_search(svg, clip,
+                            std::regex("<clipPath id=\"clip1\"><rect x=\"([-0-9.]+)\" y=\"([-0-9.]+)\" "
+                                       "width=\"([-0-9.]+)\" height=\"([-0-9.]+)\"/>")));
   const double x = std::stod(clip[1]), y = std::stod(clip[2]), w = std::stod(clip[3]), hgt = std::stod(clip[4]);
   CHECK(x > 330.0);  // the second column
   std::vector<std::pair<double, double>> circles;
@@ -320,9 +321,12 @@ TEST_CASE("grid_figure: one input, one at a time, two-input heat maps, errors", 
     const ExperimentSpec spec = grid_spec(GridSpec::Mode::product);
     GridPoints points;
     points.X = Eigen::VectorXd::LinSpaced(9, -1.0, 1.0);
-    const auto a0 = predictions(points, [](const Eigen::VectorXd& x) { return 2 * x[0]; }, var);
-    const auto a1 = predictions(points, [](const Eigen::VectorXd& x) { return 5 * x[0]; }, var);
-    const auto b2 = predictions(points, [](const Eigen::VectorXd& x) { return -x[0]; }, var);
+    const auto a0 = predictions(
+        points, [](const Eigen::VectorXd& x) { return 2 * x[0]; }, var);
+    const auto a1 = predictions(
+        points, [](const Eigen::VectorXd& x) { return 5 * x[0]; }, var);
+    const auto b2 = predictions(
+        points, [](const Eigen::VectorXd& x) { return -x[0]; }, var);
     data::Dataset one = observations;
     one.X = observations.X.leftCols(1);
     const auto figure = grid_figure(spec, {{key("B", 2), b2}, {key("A", 1), a1}, {key("A", 0), a0}}, {one});
@@ -419,7 +423,8 @@ TEST_CASE("grid_figure: one input, one at a time, two-input heat maps, errors", 
     ExperimentSpec spec = grid_spec(GridSpec::Mode::product);
     GridPoints points;
     points.X = Eigen::VectorXd::LinSpaced(5, -1.0, 1.0);
-    const auto a = predictions(points, [](const Eigen::VectorXd& x) { return x[0]; }, var);
+    const auto a = predictions(
+        points, [](const Eigen::VectorXd& x) { return x[0]; }, var);
     const auto with_truth = grid_figure(spec, {{key("A", 0), a}}, {}, {{"toy", cube}});
     REQUIRE(with_truth.panels[0].lines.size() == 2);
     const plot::Line& truth = with_truth.panels[0].lines[1];
@@ -452,13 +457,15 @@ TEST_CASE("grid_figure: one input, one at a time, two-input heat maps, errors", 
     const ExperimentSpec spec = grid_spec(GridSpec::Mode::product);
     GridPoints points;
     points.X = Eigen::MatrixXd::Random(8, 3);
-    const auto three = predictions(points, [](const Eigen::VectorXd& x) { return x.sum(); }, var);
+    const auto three = predictions(
+        points, [](const Eigen::VectorXd& x) { return x.sum(); }, var);
     CHECK_THROWS_AS(grid_figure(spec, {{key("A", 0), three}}, data), std::invalid_argument);
     CHECK_THROWS_AS(grid_figure(spec, {}, data), std::invalid_argument);
     ExperimentSpec gridless = spec;
     gridless.grid.reset();
     points.X = Eigen::MatrixXd::Random(8, 1);
-    const auto one = predictions(points, [](const Eigen::VectorXd& x) { return x[0]; }, var);
+    const auto one = predictions(
+        points, [](const Eigen::VectorXd& x) { return x[0]; }, var);
     CHECK_NOTHROW(grid_figure(spec, {{key("A", 0), one}}, data));
     CHECK_THROWS_AS(grid_figure(gridless, {{key("A", 0), one}}, data), std::invalid_argument);
   }
@@ -560,7 +567,8 @@ TEST_CASE("gaussian_fit_figure: ellipses at Mahalanobis r, posterior contours on
   std::vector<double> us(n * n), vs(n * n), log_p(n * n);
   for (int a = 0; a < n; ++a)
     for (int b = 0; b < n; ++b) {
-      const auto row = static_cast<std::size_t>((static_cast<Eigen::Index>(a) * n + b) * 7919 % (n * n));  // a permutation
+      const auto row =
+          static_cast<std::size_t>((static_cast<Eigen::Index>(a) * n + b) * 7919 % (n * n));  // a permutation
       us[row] = mean[0] + h * (a - K);
       vs[row] = mean[1] + h * (b - K);
       log_p[row] = -0.5 * std::pow(mahalanobis(mean, precision, us[row], vs[row]), 2) - 1.7;
@@ -622,8 +630,8 @@ TEST_CASE("comparison_figure: ours and the paper's at -+ 2 se, compared metrics 
   r.datasets = {DatasetRow{.name = "a"}, DatasetRow{.name = "b"}};
   r.methods = {"m1", "m2", "m3"};
   r.metrics = {"rmse", "fit_seconds"};
-  const auto put = [&](const std::string& d, const std::string& m, const std::string& metric, std::optional<Summary> ours,
-                       std::optional<PaperValue> paper, bool differs) {
+  const auto put = [&](const std::string& d, const std::string& m, const std::string& metric,
+                       std::optional<Summary> ours, std::optional<PaperValue> paper, bool differs) {
     Cell c;
     c.ours = ours;
     c.paper = paper;
@@ -632,11 +640,12 @@ TEST_CASE("comparison_figure: ours and the paper's at -+ 2 se, compared metrics 
   };
   const double not_known = std::numeric_limits<double>::quiet_NaN();
   put("a", "m1", "rmse", Summary{1.0, 0.1}, PaperValue{1.5, 0.05, 0.1}, true);
-  put("a", "m2", "rmse", Summary{2.0, not_known}, std::nullopt, false);  // ours alone, no se: a dot
-  put("a", "m3", "rmse", std::nullopt, std::nullopt, false);              // neither: no category
+  put("a", "m2", "rmse", Summary{2.0, not_known}, std::nullopt, false);    // ours alone, no se: a dot
+  put("a", "m3", "rmse", std::nullopt, std::nullopt, false);               // neither: no category
   put("b", "m1", "rmse", std::nullopt, PaperValue{3.0, 0.2, 0.1}, false);  // the paper's only: no panel
   for (const char* d : {"a", "b"})
-    for (const char* m : {"m1", "m2", "m3"}) put(d, m, "fit_seconds", Summary{5.0, 1.0}, PaperValue{9.0, 1.0, 1.0}, true);
+    for (const char* m : {"m1", "m2", "m3"})
+      put(d, m, "fit_seconds", Summary{5.0, 1.0}, PaperValue{9.0, 1.0, 1.0}, true);
 
   const plot::Figure figure = comparison_figure(r);
   REQUIRE(figure.panels.size() == 1);  // timings are not compared; b has nothing of ours

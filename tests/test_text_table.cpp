@@ -42,8 +42,7 @@ std::optional<DataError> parse_error(std::string_view text, const TextFormat& fo
 
 // The DataError must name the file, the line and (when > 0) the column, both in its accessors
 // and at the start of what(); `fragment` must occur in the message.
-void require_located(const std::optional<DataError>& error, long line, long column,
-                     const std::string& fragment) {
+void require_located(const std::optional<DataError>& error, long line, long column, const std::string& fragment) {
   REQUIRE(error.has_value());
   const std::string what = error->what();
   CAPTURE(what);
@@ -82,8 +81,7 @@ TEST_CASE("text table: whitespace, tab and comma delimiters", "[text_table]") {
     CHECK(t.file == kFile);
   }
   SECTION("tabs, with a trailing tab and space") {
-    require_matrix(parse_numeric_table("1\t2.5\t-3\t \n4e-3\t5\t6\n", kFile, fmt(Delimiter::whitespace)),
-                   expected);
+    require_matrix(parse_numeric_table("1\t2.5\t-3\t \n4e-3\t5\t6\n", kFile, fmt(Delimiter::whitespace)), expected);
   }
   SECTION("commas, with spaces around fields") {
     require_matrix(parse_numeric_table("1,2.5, -3\n4e-3 ,5,6\n", kFile, fmt(Delimiter::comma)), expected);
@@ -91,16 +89,15 @@ TEST_CASE("text table: whitespace, tab and comma delimiters", "[text_table]") {
   SECTION("automatic: comma detected") {
     require_matrix(parse_numeric_table("1,2.5,-3\n4e-3,5,6\n", kFile, fmt()), expected);
     std::vector<std::size_t> widths;
-    const Delimiter used = bnn::data::for_each_row(
-        "1,2.5,-3\n4e-3,5,6\n", kFile, Delimiter::automatic,
-        [&](long, const std::vector<std::string_view>& f) { widths.push_back(f.size()); });
+    const Delimiter used =
+        bnn::data::for_each_row("1,2.5,-3\n4e-3,5,6\n", kFile, Delimiter::automatic,
+                                [&](long, const std::vector<std::string_view>& f) { widths.push_back(f.size()); });
     CHECK(used == Delimiter::comma);
     CHECK(widths == std::vector<std::size_t>{3, 3});
   }
   SECTION("automatic: whitespace detected") {
     require_matrix(parse_numeric_table("1 2.5\t-3\n4e-3 5 6\n", kFile, fmt()), expected);
-    const Delimiter used = bnn::data::for_each_row("1 2\n", kFile, Delimiter::automatic,
-                                                   [](long, const auto&) {});
+    const Delimiter used = bnn::data::for_each_row("1 2\n", kFile, Delimiter::automatic, [](long, const auto&) {});
     CHECK(used == Delimiter::whitespace);
   }
   SECTION("whitespace mode does not split on commas") {
@@ -139,7 +136,8 @@ TEST_CASE("text table: LF, CRLF and CR CR LF line endings, trailing blank lines"
     }
   }
   SECTION("line numbers count every line") {
-    const auto t = parse_numeric_table("a b\r\n1 2\r\n3 4\r\n5 6\r\n\r\n", kFile, fmt(Delimiter::automatic, Header::present));
+    const auto t =
+        parse_numeric_table("a b\r\n1 2\r\n3 4\r\n5 6\r\n\r\n", kFile, fmt(Delimiter::automatic, Header::present));
     CHECK(t.line_numbers == std::vector<long>{2, 3, 4});
   }
 }
@@ -236,8 +234,8 @@ TEST_CASE("text table: malformed input gives DataError with file, line and colum
     require_located(parse_error("1 1e\n"), 1, 2, "non-numeric value '1e'");
   }
   SECTION("nan, inf and overflowing tokens") {
-    for (const std::string& token : {"nan"s, "NaN"s, "-nan"s, "inf"s, "-inf"s, "+inf"s, "Infinity"s,
-                                    "1e999"s, "-1e999"s, "1.8e308"s}) {
+    for (const std::string& token :
+         {"nan"s, "NaN"s, "-nan"s, "inf"s, "-inf"s, "+inf"s, "Infinity"s, "1e999"s, "-1e999"s, "1.8e308"s}) {
       CAPTURE(token);
       require_located(parse_error("1 2\n3 " + token + "\n"), 2, 2, "non-finite value '" + token + "'");
       require_located(parse_error("1," + token + "\n", fmt(Delimiter::comma)), 1, 2, "non-finite");
@@ -296,8 +294,8 @@ TEST_CASE("text table: parse_number", "[text_table]") {
   CHECK(v == -1e-3);
   CHECK(bnn::data::parse_number("1e-310", v));  // subnormal
   CHECK(v == 1e-310);
-  for (const char* bad : {"", "+", "-", "+-1", "++1", "1e", "e5", "0x10", " 1", "1 ", "1,5", "inf", "nan",
-                          "1e999", "?"}) {
+  for (const char* bad :
+       {"", "+", "-", "+-1", "++1", "1e", "e5", "0x10", " 1", "1 ", "1,5", "inf", "nan", "1e999", "?"}) {
     CAPTURE(bad);
     CHECK_FALSE(bnn::data::parse_number(bad, v));
   }

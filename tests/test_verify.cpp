@@ -150,7 +150,7 @@ TEST_CASE("compare_report_tables: a rerun's table against a published one", "[ve
                              "boston,pbp,rmse,3.01,0.19,20,3.01,0.18\n"
                              "boston,pbp,test_ll,-2.576,0.092,20,,\n"
                              "boston,pbp,fit_seconds,0.31,0.002,20,13,\n"  // timings differ: not compared
-                             "boston,vi,rmse,,,0,4.32,0.29\n";                // not rerun
+                             "boston,vi,rmse,,,0,4.32,0.29\n";             // not rerun
     const TableComparison c = compare_report_tables(ours, published, "report.csv", 0.0);
     CHECK(c.compared == 2);
     CHECK(c.identical == 2);
@@ -162,9 +162,9 @@ TEST_CASE("compare_report_tables: a rerun's table against a published one", "[ve
   SECTION("cells of ours that the published table lacks are counted") {
     const std::string ours = header +
                              "boston,pbp,rmse,3.01,0.19,20,3.01,0.18\n"
-                             "wine,pbp,rmse,0.63,0.01,20,0.635,\n"     // no such row published
-                             "yacht,pbp,rmse,1.04,0.05,20,1.015,\n"    // published without a value
-                             "wine,pbp,fit_seconds,0.1,0.01,20,,\n";   // timings are not counted
+                             "wine,pbp,rmse,0.63,0.01,20,0.635,\n"    // no such row published
+                             "yacht,pbp,rmse,1.04,0.05,20,1.015,\n"   // published without a value
+                             "wine,pbp,fit_seconds,0.1,0.01,20,,\n";  // timings are not counted
     const TableComparison c = compare_report_tables(ours, published, "report.csv", 0.0);
     CHECK(c.compared == 1);
     CHECK(c.not_published == 2);
@@ -191,13 +191,15 @@ TEST_CASE("compare_report_tables: a rerun's table against a published one", "[ve
     CHECK(c.differing[0].relative == Approx(0.001 / 0.093));
   }
   SECTION("malformed tables name the file and line") {
-    CHECK(bnn::test::invalid_argument_message([&] { compare_report_tables(header, "a,b\n", "pub.csv", 0.0); })
-              .find("pub.csv, line 1: not a report table") == 0);
-    CHECK(bnn::test::invalid_argument_message(
-              [&] { compare_report_tables(header, header + "boston,pbp,rmse,x3,0.1\n", "pub.csv", 0.0); }) ==
-          "pub.csv, line 2, column 4: non-numeric value 'x3'");
-    CHECK(bnn::test::invalid_argument_message([&] { compare_report_tables(header, header + "boston,pbp\n", "pub.csv", 0.0); }) ==
-          "pub.csv, line 2: 2 fields, but a report row has at least 5");
+    CHECK(bnn::test::invalid_argument_message([&] {
+            compare_report_tables(header, "a,b\n", "pub.csv", 0.0);
+          }).find("pub.csv, line 1: not a report table") == 0);
+    CHECK(bnn::test::invalid_argument_message([&] {
+            compare_report_tables(header, header + "boston,pbp,rmse,x3,0.1\n", "pub.csv", 0.0);
+          }) == "pub.csv, line 2, column 4: non-numeric value 'x3'");
+    CHECK(bnn::test::invalid_argument_message([&] {
+            compare_report_tables(header, header + "boston,pbp\n", "pub.csv", 0.0);
+          }) == "pub.csv, line 2: 2 fields, but a report row has at least 5");
     CHECK(bnn::test::invalid_argument_message([&] { compare_report_tables(header, "", "pub.csv", 0.0); }) ==
           "pub.csv: the file is empty");
   }
@@ -235,8 +237,8 @@ TEST_CASE("compare_split_tables: a partial rerun against the committed run, job 
                              "boston,pbp,aaaa,0,ok,fit_seconds,0.5\n"
                              "boston,pbp,aaaa,0,ok,crps,1.5\n"  // a metric the published run lacks
                              "boston,pbp,aaaa,1,ok,rmse,2.8999999999999999\n"
-                             "boston,vi,cccc,0,ok,rmse,3.1000000000000001\n"   // another configuration
-                             "yacht,pbp,aaaa,0,ok,rmse,1.0\n";                 // not published
+                             "boston,vi,cccc,0,ok,rmse,3.1000000000000001\n"  // another configuration
+                             "yacht,pbp,aaaa,0,ok,rmse,1.0\n";                // not published
     const SplitComparison c = compare_split_tables(ours, published, "splits.csv", 0.0);
     CHECK(c.jobs_compared == 2);
     CHECK(c.jobs_identical == 2);
@@ -268,20 +270,21 @@ TEST_CASE("compare_split_tables: a partial rerun against the committed run, job 
     CHECK(c.jobs_differing == 2);
   }
   SECTION("malformed files name the file and line") {
-    CHECK(bnn::test::invalid_argument_message([&] { compare_split_tables(header, "a,b\n", "s.csv", 0.0); })
-              .find("s.csv, line 1: not a per-split table") == 0);
-    CHECK(bnn::test::invalid_argument_message(
-              [&] { compare_split_tables(header, header + "boston,pbp,aaaa,x,ok,rmse,1\n", "s.csv", 0.0); }) ==
-          "s.csv, line 2, column 4: split 'x' is not a non-negative integer");
-    CHECK(bnn::test::invalid_argument_message(
-              [&] { compare_split_tables(header, header + "boston,pbp,aaaa,0,ok,rmse,1e\n", "s.csv", 0.0); }) ==
-          "s.csv, line 2, column 7: non-numeric value '1e'");
-    CHECK(bnn::test::invalid_argument_message(
-              [&] { compare_split_tables(header, header + "boston,pbp,aaaa,0,ok,rmse\n", "s.csv", 0.0); }) ==
-          "s.csv, line 2: 6 fields, but a row has 7");
     CHECK(bnn::test::invalid_argument_message([&] {
-            compare_split_tables(header, header + "boston,pbp,aaaa,0,ok,rmse,1\nboston,pbp,aaaa,0,ok,rmse,2\n",
-                                 "s.csv", 0.0);
+            compare_split_tables(header, "a,b\n", "s.csv", 0.0);
+          }).find("s.csv, line 1: not a per-split table") == 0);
+    CHECK(bnn::test::invalid_argument_message([&] {
+            compare_split_tables(header, header + "boston,pbp,aaaa,x,ok,rmse,1\n", "s.csv", 0.0);
+          }) == "s.csv, line 2, column 4: split 'x' is not a non-negative integer");
+    CHECK(bnn::test::invalid_argument_message([&] {
+            compare_split_tables(header, header + "boston,pbp,aaaa,0,ok,rmse,1e\n", "s.csv", 0.0);
+          }) == "s.csv, line 2, column 7: non-numeric value '1e'");
+    CHECK(bnn::test::invalid_argument_message([&] {
+            compare_split_tables(header, header + "boston,pbp,aaaa,0,ok,rmse\n", "s.csv", 0.0);
+          }) == "s.csv, line 2: 6 fields, but a row has 7");
+    CHECK(bnn::test::invalid_argument_message([&] {
+            compare_split_tables(header, header + "boston,pbp,aaaa,0,ok,rmse,1\nboston,pbp,aaaa,0,ok,rmse,2\n", "s.csv",
+                                 0.0);
           }) == "s.csv, line 3: metric rmse appears twice for boston/pbp/split 0");
     CHECK(bnn::test::invalid_argument_message([&] { compare_split_tables(header, "", "s.csv", 0.0); }) ==
           "s.csv: the file is empty");
@@ -317,8 +320,9 @@ TEST_CASE("compare_split_tables: a job stored before its method gained options",
   SplitComparison c = compare_split_tables(ours, published, "s.csv", 0.0);
   CHECK(c.jobs_compared == 0);
   CHECK(c.other_configuration == 1);
-  c = compare_split_tables(ours, published, "s.csv", 0.0,
-                           [](const std::string& theirs, const std::string& mine) { return theirs == "old0" && mine == "new0"; });
+  c = compare_split_tables(ours, published, "s.csv", 0.0, [](const std::string& theirs, const std::string& mine) {
+    return theirs == "old0" && mine == "new0";
+  });
   CHECK(c.jobs_compared == 1);
   CHECK(c.jobs_older == 1);
   CHECK(c.jobs_identical == 1);
@@ -330,9 +334,9 @@ TEST_CASE("compare_split_tables: a job stored before its method gained options",
   const auto published_configs = read_job_configs(
       jobs_header + "boston,pbp,old0,0,pbp,\"method=pbp|options=hidden_layers=50|seed=1\",7\n", "jobs.csv");
   REQUIRE(published_configs.size() == 1);
-  const auto rule = older_configuration_rule(
-      published_configs, {{"new0", "method=pbp|options=hidden_layers=50;epochs=40|seed=1"},
-                          {"new1", "method=pbp|options=hidden_layers=50;epochs=3|seed=1"}});
+  const auto rule =
+      older_configuration_rule(published_configs, {{"new0", "method=pbp|options=hidden_layers=50;epochs=40|seed=1"},
+                                                   {"new1", "method=pbp|options=hidden_layers=50;epochs=3|seed=1"}});
   CHECK(rule("old0", "new0"));
   CHECK_FALSE(rule("old0", "new1"));     // not the default: another computation
   CHECK_FALSE(rule("unknown", "new0"));  // no configuration text: not matched

@@ -164,10 +164,8 @@ TEST_CASE("VI adaptive prior minimizes the KL term", "[vi]") {
   CHECK(best.mean == Approx(mean).epsilon(1e-14));
   CHECK(best.variance == Approx(spread / 17.0).epsilon(1e-13));
   const double kl = vi::kl_divergence(q, best);
-  for (const double dm : {-0.05, 0.05})
-    CHECK(vi::kl_divergence(q, {best.mean + dm, best.variance}) > kl);
-  for (const double scale : {0.95, 1.05})
-    CHECK(vi::kl_divergence(q, {best.mean, best.variance * scale}) > kl);
+  for (const double dm : {-0.05, 0.05}) CHECK(vi::kl_divergence(q, {best.mean + dm, best.variance}) > kl);
+  for (const double scale : {0.95, 1.05}) CHECK(vi::kl_divergence(q, {best.mean, best.variance * scale}) > kl);
   vi::Options options;
   options.prior = "adaptive";
   CHECK(vi::prior_for(q, options).variance == best.variance);
@@ -193,8 +191,11 @@ TEST_CASE("VI fits a noisy sine, and its options are validated", "[vi]") {
   CHECK(std::sqrt(sse / 200) < 0.2);
   Rng graves_rng(3);
   const auto graves = find_method("vi").fit(data,
-                                            {{"tune", "false"}, {"learning_rate", "0.003"}, {"momentum", "0.5"},
-                                             {"hidden_layers", "20"}, {"estimator", "graves"}},
+                                            {{"tune", "false"},
+                                             {"learning_rate", "0.003"},
+                                             {"momentum", "0.5"},
+                                             {"hidden_layers", "20"},
+                                             {"estimator", "graves"}},
                                             graves_rng);
   const auto pg = graves->predict(data.X);
   double sse_graves = 0.0;
@@ -205,10 +206,14 @@ TEST_CASE("VI fits a noisy sine, and its options are validated", "[vi]") {
       data, {{"tune", "false"}, {"learning_rate", "1e6"}, {"momentum", "0.9"}, {"epochs", "2"}}, rng);
   CHECK(diverged->report().status == FitStatus::numerical_error);
   CHECK_THAT(diverged->report().message, Catch::Contains("the bound diverged with learning rate 1e+06"));
-  CHECK_THROWS_WITH(find_method("vi").fit(data, {{"estimator", "magic"}}, rng), Catch::Contains("vi: estimator is 'magic'"));
-  CHECK_THROWS_WITH(find_method("vi").fit(data, {{"predictive_samples", "1"}}, rng), Catch::Contains("vi: predictive_samples is 1"));
-  CHECK_THROWS_WITH(find_method("vi").fit(data, {{"prior", "flat"}}, rng), Catch::Contains("vi: prior is 'flat', but must be fixed or adaptive"));
-  CHECK_THROWS_WITH(find_method("vi").fit(data, {{"batch_size", "0"}}, rng), Catch::Contains("vi: batch_size is 0, but must be >= 1"));
+  CHECK_THROWS_WITH(find_method("vi").fit(data, {{"estimator", "magic"}}, rng),
+                    Catch::Contains("vi: estimator is 'magic'"));
+  CHECK_THROWS_WITH(find_method("vi").fit(data, {{"predictive_samples", "1"}}, rng),
+                    Catch::Contains("vi: predictive_samples is 1"));
+  CHECK_THROWS_WITH(find_method("vi").fit(data, {{"prior", "flat"}}, rng),
+                    Catch::Contains("vi: prior is 'flat', but must be fixed or adaptive"));
+  CHECK_THROWS_WITH(find_method("vi").fit(data, {{"batch_size", "0"}}, rng),
+                    Catch::Contains("vi: batch_size is 0, but must be >= 1"));
 }
 
 TEST_CASE("VI minibatch step: the mean of its points' gradients, all taken at the same q", "[vi]") {
@@ -306,10 +311,12 @@ TEST_CASE("VI without hidden layers: Monte Carlo data term and gradients match t
       const double d_mean = s * z[j] * (mean_a - y) / sigma2 + mu[j] / (1.5 * n);
       // d/d rho of E[data]: sd^2 s^2 z^2 / sigma2 (the reparameterized estimators); Graves's
       // sd^2 E[(dL/dw)^2] = sd^2 s^2 z^2 E[(a - y)^2] / sigma2^2 instead. Plus sd dKL/dsd / n.
-      const double data_rho = estimator == "graves" ? sd[j] * sd[j] * s * s * z[j] * z[j] * expected_square / (sigma2 * sigma2)
-                                                    : sd[j] * sd[j] * s * s * z[j] * z[j] / sigma2;
+      const double data_rho = estimator == "graves"
+                                  ? sd[j] * sd[j] * s * s * z[j] * z[j] * expected_square / (sigma2 * sigma2)
+                                  : sd[j] * sd[j] * s * s * z[j] * z[j] / sigma2;
       const double d_rho = data_rho + (-1.0 + sd[j] * sd[j] / 1.5) / n;
-      INFO("weight " << j << ": mean " << m.mean[j] << " vs " << d_mean << ", rho " << m.mean[3 + j] << " vs " << d_rho);
+      INFO("weight " << j << ": mean " << m.mean[j] << " vs " << d_mean << ", rho " << m.mean[3 + j] << " vs "
+                     << d_rho);
       CHECK(std::abs(m.mean[j] - d_mean) <= 4.0 * std::sqrt(m.variance[j] / draws));
       CHECK(std::abs(m.mean[3 + j] - d_rho) <= 4.0 * std::sqrt(m.variance[3 + j] / draws));
     }
@@ -356,8 +363,7 @@ TEST_CASE("VI predictives from output draws: moment-matched Gaussian and mixture
     CHECK(mixture->variance(i) == Approx(variance + noise).epsilon(1e-12));
     for (const double y : {-1.0, 0.2, 2.5}) {
       double sum = 0.0;
-      for (int s = 0; s < samples; ++s)
-        sum += test::normal_density(y, draws(i, s), noise);
+      for (int s = 0; s < samples; ++s) sum += test::normal_density(y, draws(i, s), noise);
       CHECK(mixture->log_density(i, y) == Approx(std::log(sum / samples)).epsilon(1e-12));
     }
   }

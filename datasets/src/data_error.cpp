@@ -11,9 +11,6 @@ std::string locate(const std::string& file, long line, long column, const std::s
 }  // namespace
 
 DataError::DataError(std::string file, long line, long column, const std::string& message)
-    : std::runtime_error(locate(file, line, column, message)),
-      file_(std::move(file)),
-      line_(line),
-      column_(column) {}
+    : std::runtime_error(locate(file, line, column, message)), file_(std::move(file)), line_(line), column_(column) {}
 
 }  // namespace bnn::data

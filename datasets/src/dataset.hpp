@@ -10,7 +10,7 @@ struct Dataset {
   std::string name;
   Eigen::MatrixXd X;  // rows are points
   Eigen::VectorXd y;
-  std::string origin;  // where it came from, for messages ("bostonHousing/data.txt")
+  std::string origin;                      // where it came from, for messages ("bostonHousing/data.txt")
   std::vector<std::string> feature_names;  // from a header row (user tables), else empty
 };
 

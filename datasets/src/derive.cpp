@@ -11,7 +11,7 @@ namespace bnn::data {
 std::string derive_crime_n1993_d102(std::string_view original, const std::string& file) {
   constexpr std::size_t kColumns = 147;
   constexpr std::size_t kTarget = 146;  // 1-based
-  std::vector<std::size_t> inputs;     // 1-based
+  std::vector<std::size_t> inputs;      // 1-based
   for (std::size_t c = 6; c <= 129; ++c) {
     const bool police = (c >= 104 && c <= 120) || (c >= 124 && c <= 127) || c == 129;
     if (!police) inputs.push_back(c);
@@ -20,9 +20,9 @@ std::string derive_crime_n1993_d102(std::string_view original, const std::string
   long kept = 0;
   for_each_row(original, file, Delimiter::comma, [&](long line, const std::vector<std::string_view>& f) {
     if (f.size() != kColumns)
-      throw DataError(file, line, static_cast<long>(std::min(f.size(), kColumns) + 1),
-                      "expected " + std::to_string(kColumns) + " comma-separated columns, found " +
-                          std::to_string(f.size()));
+      throw DataError(
+          file, line, static_cast<long>(std::min(f.size(), kColumns) + 1),
+          "expected " + std::to_string(kColumns) + " comma-separated columns, found " + std::to_string(f.size()));
     if (f[kTarget - 1] == "?") return;
     for (std::size_t c : inputs)
       if (f[c - 1] == "?") return;

@@ -43,8 +43,7 @@ std::string temporary_name(const std::string& destination) {
 }
 
 // Extracts the member named `member` from a zip (or any libarchive format) into `destination`.
-void extract_member(const std::string& archive_path, const std::string& member,
-                    const std::string& destination) {
+void extract_member(const std::string& archive_path, const std::string& member, const std::string& destination) {
   std::unique_ptr<archive, decltype(&archive_read_free)> a(archive_read_new(), archive_read_free);
   archive_read_support_filter_all(a.get());
   archive_read_support_format_all(a.get());
@@ -104,10 +103,8 @@ std::string verify(const std::string& path, const std::string& expected, const s
 std::string resolve_data_dir(const std::string& from_command_line) {
   if (!from_command_line.empty()) return from_command_line;
   if (const char* env = std::getenv("BNNBENCH_DATA"); env && *env) return env;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return (fs::path(xdg) / "bnnbench").string();
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return (fs::path(home) / ".cache" / "bnnbench").string();
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "bnnbench").string();
+  if (const char* home = std::getenv("HOME"); home && *home) return (fs::path(home) / ".cache" / "bnnbench").string();
   return "bnnbench-data";
 }
 
@@ -174,8 +171,7 @@ void download(const std::string& url, const std::string& destination) {
   if (!out) throw FetchError("cannot write " + destination);
 }
 
-std::string dataset_file(const DatasetSpec& spec, const std::string& data_dir,
-                         const std::string& relative_path) {
+std::string dataset_file(const DatasetSpec& spec, const std::string& data_dir, const std::string& relative_path) {
   return (fs::path(data_dir) / spec.folder / relative_path).string();
 }
 
@@ -185,8 +181,7 @@ void fetch_dataset(const DatasetSpec& spec, const FetchOptions& options) {
     options.log(who + ": built in (synthetic), nothing to fetch");
     return;
   }
-  if (!spec.is_public())
-    throw FetchError(who + ": not publicly available (" + spec.notes + ")");
+  if (!spec.is_public()) throw FetchError(who + ": not publicly available (" + spec.notes + ")");
   const fs::path folder = fs::path(options.data_dir) / spec.folder;
   std::error_code ec;
   fs::create_directories(folder, ec);

@@ -39,8 +39,7 @@ struct DatasetStatus {
 DatasetStatus dataset_status(const DatasetSpec& spec, const std::string& data_dir);
 
 // Path of a data set's file in the data directory.
-std::string dataset_file(const DatasetSpec& spec, const std::string& data_dir,
-                         const std::string& relative_path);
+std::string dataset_file(const DatasetSpec& spec, const std::string& data_dir, const std::string& relative_path);
 
 // Downloads `url` into `destination` (exposed for tests).
 void download(const std::string& url, const std::string& destination);

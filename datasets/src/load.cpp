@@ -15,8 +15,8 @@ namespace fs = std::filesystem;
 namespace bnn::data {
 namespace {
 
-std::vector<long> resolve_columns(const ColumnSelector& sel, const DatasetSpec& spec,
-                                  const std::string& data_dir, Eigen::Index available) {
+std::vector<long> resolve_columns(const ColumnSelector& sel, const DatasetSpec& spec, const std::string& data_dir,
+                                  Eigen::Index available) {
   switch (sel.kind) {
     case ColumnSelector::Kind::all: {
       std::vector<long> all(static_cast<std::size_t>(available));
@@ -44,22 +44,20 @@ struct RowSources {
 
 // Copies the chosen columns; a missing value in any of them is an error at its line (in the
 // file of `sources` the row came from, when given).
-Eigen::MatrixXd take_columns(const NumericTable& table, const std::vector<long>& columns,
-                             const std::string& what, const std::string& column_source,
-                             const RowSources* sources = nullptr) {
+Eigen::MatrixXd take_columns(const NumericTable& table, const std::vector<long>& columns, const std::string& what,
+                             const std::string& column_source, const RowSources* sources = nullptr) {
   for (long c : columns)
     if (c >= table.values.cols())
       throw DataError(column_source, 0, 0,
-                      what + " column " + std::to_string(c) + " (0-based) is out of range: " +
-                          table.file + " has " + std::to_string(table.values.cols()) + " columns");
+                      what + " column " + std::to_string(c) + " (0-based) is out of range: " + table.file + " has " +
+                          std::to_string(table.values.cols()) + " columns");
   Eigen::MatrixXd out(table.values.rows(), static_cast<Eigen::Index>(columns.size()));
   for (std::size_t j = 0; j < columns.size(); ++j) {
     const auto col = table.values.col(columns[j]);
     for (Eigen::Index i = 0; i < col.size(); ++i) {
       if (std::isnan(col[i]))
-        throw DataError(sources ? sources->file_of(i) : table.file,
-                        table.line_numbers[static_cast<std::size_t>(i)], columns[j] + 1,
-                        "missing value '?' in a " + what + " column");
+        throw DataError(sources ? sources->file_of(i) : table.file, table.line_numbers[static_cast<std::size_t>(i)],
+                        columns[j] + 1, "missing value '?' in a " + what + " column");
       out(i, static_cast<Eigen::Index>(j)) = col[i];
     }
   }
@@ -76,8 +74,8 @@ NumericTable read_stacked(const std::vector<std::string>& paths, Delimiter delim
     NumericTable t = read_numeric_table(path, {delimiter, header ? Header::present : Header::absent, true});
     if (!parts.empty() && t.values.cols() != parts.front().cols())
       throw DataError(path, t.line_numbers.front(), 0,
-                      "has " + std::to_string(t.values.cols()) + " columns but " + paths.front() +
-                          " has " + std::to_string(parts.front().cols()));
+                      "has " + std::to_string(t.values.cols()) + " columns but " + paths.front() + " has " +
+                          std::to_string(parts.front().cols()));
     sources.first_row.push_back(rows);
     rows += t.values.rows();
     all.line_numbers.insert(all.line_numbers.end(), t.line_numbers.begin(), t.line_numbers.end());
@@ -135,16 +133,13 @@ void check_usable(const Dataset& data, Eigen::Index min_rows) {
 
 Dataset load_dataset(const DatasetSpec& spec, const std::string& data_dir) {
   if (spec.is_synthetic()) return generate_synthetic(spec.name, *spec.synthetic);
-  if (!spec.is_public())
-    throw std::runtime_error(spec.name + " is not publicly available: " + spec.notes);
+  if (!spec.is_public()) throw std::runtime_error(spec.name + " is not publicly available: " + spec.notes);
   const DatasetStatus status = dataset_status(spec, data_dir);
   if (!status.present)
-    throw std::runtime_error(spec.name + ": " + status.detail + " in " +
-                             (fs::path(data_dir) / spec.folder).string() +
+    throw std::runtime_error(spec.name + ": " + status.detail + " in " + (fs::path(data_dir) / spec.folder).string() +
                              "; run `bnnbench datasets fetch " + spec.name + "` (add --from DIR for a mirror)");
   if (!status.verified && status.detail.find("mismatch") != std::string::npos)
-    throw std::runtime_error(spec.name + ": " + status.detail + " in " +
-                             (fs::path(data_dir) / spec.folder).string() +
+    throw std::runtime_error(spec.name + ": " + status.detail + " in " + (fs::path(data_dir) / spec.folder).string() +
                              "; fetch it again with `bnnbench datasets fetch " + spec.name + "`");
   const TableSpec& ts = *spec.table;
   std::vector<std::string> files;
@@ -163,11 +158,9 @@ Dataset load_dataset(const DatasetSpec& spec, const std::string& data_dir) {
   data.X = take_columns(table, features, "feature", source_of(ts.features), &table_sources);
   if (ts.target_files.empty()) {
     const std::vector<long> target = resolve_columns(ts.target, spec, data_dir, table.values.cols());
-    if (target.size() != 1)
-      throw DataError(source_of(ts.target), 0, 0, "the target must be exactly one column");
+    if (target.size() != 1) throw DataError(source_of(ts.target), 0, 0, "the target must be exactly one column");
     if (std::find(features.begin(), features.end(), target[0]) != features.end())
-      throw DataError(source_of(ts.target), 0, 0,
-                      "target column " + std::to_string(target[0]) + " is also a feature");
+      throw DataError(source_of(ts.target), 0, 0, "target column " + std::to_string(target[0]) + " is also a feature");
     data.y = take_columns(table, target, "target", source_of(ts.target), &table_sources).col(0);
   } else {
     std::vector<std::string> label_files;
@@ -176,17 +169,17 @@ Dataset load_dataset(const DatasetSpec& spec, const std::string& data_dir) {
     const NumericTable labels = read_stacked(label_files, ts.delimiter, ts.header, label_sources);
     if (labels.values.rows() != table.values.rows())
       throw DataError(labels.file, 0, 0,
-                      "has " + std::to_string(labels.values.rows()) + " rows but " + table.file +
-                          " has " + std::to_string(table.values.rows()));
-    data.y = take_columns(labels, resolve_columns(ts.target, spec, data_dir, labels.values.cols()),
-                          "target", source_of(ts.target), &label_sources).col(0);
+                      "has " + std::to_string(labels.values.rows()) + " rows but " + table.file + " has " +
+                          std::to_string(table.values.rows()));
+    data.y = take_columns(labels, resolve_columns(ts.target, spec, data_dir, labels.values.cols()), "target",
+                          source_of(ts.target), &label_sources)
+                 .col(0);
   }
   check_usable(data, 2);
   return data;
 }
 
-std::vector<Split> read_published_splits(const DatasetSpec& spec, const std::string& data_dir,
-                                         Eigen::Index rows) {
+std::vector<Split> read_published_splits(const DatasetSpec& spec, const std::string& data_dir, Eigen::Index rows) {
   std::vector<Split> splits;
   if (!spec.splits) throw std::runtime_error(spec.name + " has no published splits in the registry");
   const auto fill = [](std::string pattern, int k) {
@@ -205,12 +198,13 @@ std::vector<Split> read_published_splits(const DatasetSpec& spec, const std::str
       for (const IndexEntry& entry : read_index_entries(path)) {
         const long r = entry.value;
         if (r >= rows)
-          throw DataError(path, entry.line, entry.column,
-                          "row " + std::to_string(r) + " is out of range: the table has " +
-                              std::to_string(rows) + " rows");
+          throw DataError(
+              path, entry.line, entry.column,
+              "row " + std::to_string(r) + " is out of range: the table has " + std::to_string(rows) + " rows");
         if (const char before = seen[static_cast<std::size_t>(r)]; before != 0)
-          throw DataError(path, entry.line, entry.column,
-                          "row " + std::to_string(r) + (before == mark ? " is listed twice" : " is also a training row"));
+          throw DataError(
+              path, entry.line, entry.column,
+              "row " + std::to_string(r) + (before == mark ? " is listed twice" : " is also a training row"));
         seen[static_cast<std::size_t>(r)] = mark;
         out.push_back(r);
       }
@@ -224,7 +218,8 @@ std::vector<Split> read_published_splits(const DatasetSpec& spec, const std::str
 Dataset load_user_table(const std::string& path, const std::string& target, const TextFormat& format) {
   const NumericTable table = read_numeric_table(path, format);
   long target_column = -1;
-  if (target.empty()) throw std::invalid_argument("--target is empty (give a 0-based column number, a header name or 'last')");
+  if (target.empty())
+    throw std::invalid_argument("--target is empty (give a 0-based column number, a header name or 'last')");
   if (target == "last") {
     target_column = static_cast<long>(table.values.cols()) - 1;
   } else if (auto it = std::find(table.names.begin(), table.names.end(), target); it != table.names.end()) {
@@ -235,16 +230,18 @@ Dataset load_user_table(const std::string& path, const std::string& target, cons
   } else {
     double value = 0;
     if (!parse_number(target, value) || value < 0 || value != std::floor(value))
-      throw std::invalid_argument("--target '" + target + "' is neither a 0-based column number nor a header name of " + path);
+      throw std::invalid_argument("--target '" + target + "' is neither a 0-based column number nor a header name of " +
+                                  path);
     if (value >= static_cast<double>(table.values.cols()))
-      throw DataError(path, 0, 0, "target column " + target + " (0-based) is out of range: the file has " +
-                                      std::to_string(table.values.cols()) + " columns");
+      throw DataError(path, 0, 0,
+                      "target column " + target + " (0-based) is out of range: the file has " +
+                          std::to_string(table.values.cols()) + " columns");
     target_column = static_cast<long>(value);
   }
   if (target_column < 0 || target_column >= table.values.cols())
-    throw DataError(path, 0, 0, "target column " + std::to_string(target_column) +
-                                    " (0-based) is out of range: the file has " +
-                                    std::to_string(table.values.cols()) + " columns");
+    throw DataError(path, 0, 0,
+                    "target column " + std::to_string(target_column) + " (0-based) is out of range: the file has " +
+                        std::to_string(table.values.cols()) + " columns");
   std::vector<long> features;
   for (long c = 0; c < table.values.cols(); ++c)
     if (c != target_column) features.push_back(c);

@@ -15,8 +15,7 @@ Dataset load_dataset(const DatasetSpec& spec, const std::string& data_dir);
 
 // Reads the published train/test index files of a data set with `rows` rows; checks that
 // indices are integers in range, not repeated, and that train and test are disjoint.
-std::vector<Split> read_published_splits(const DatasetSpec& spec, const std::string& data_dir,
-                                         Eigen::Index rows);
+std::vector<Split> read_published_splits(const DatasetSpec& spec, const std::string& data_dir, Eigen::Index rows);
 
 // Reads a list of 0-based non-negative integers, one or more per line (index files).
 std::vector<long> read_index_file(const std::string& path);

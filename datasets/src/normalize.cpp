@@ -58,7 +58,8 @@ Standardizer Standardizer::fit(const Eigen::MatrixXd& X, const Eigen::VectorXd& 
     throw DataError(what, 0, 0, "the training target is constant; it cannot be standardized");
   const auto [m, sd] = location_scale(y);
   if (!std::isfinite(m) || !std::isfinite(sd))
-    throw DataError(what, 0, 0, "the training target is too large to standardize (its mean or standard deviation overflows)");
+    throw DataError(what, 0, 0,
+                    "the training target is too large to standardize (its mean or standard deviation overflows)");
   s.y_mean = m;
   s.y_scale = sd;
   return s;

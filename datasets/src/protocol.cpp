@@ -11,9 +11,12 @@ namespace bnn::data {
 
 std::string Protocol::describe() const {
   switch (kind) {
-    case Kind::published: return "published splits";
-    case Kind::kfold: return std::to_string(folds) + "-fold cross-validation";
-    case Kind::all: return "all rows for training (predictions on a grid)";
+    case Kind::published:
+      return "published splits";
+    case Kind::kfold:
+      return std::to_string(folds) + "-fold cross-validation";
+    case Kind::all:
+      return "all rows for training (predictions on a grid)";
     case Kind::random: {
       std::string train = train_fraction > 0.0
                               ? std::to_string(static_cast<int>(std::lround(train_fraction * 100))) + "% train"
@@ -42,12 +45,11 @@ void Protocol::validate() const {
 }
 
 std::vector<Split> make_splits(const Protocol& protocol, Eigen::Index rows, std::uint64_t seed,
-                               const std::string& dataset,
-                               const std::function<std::vector<Split>()>& published) {
+                               const std::string& dataset, const std::function<std::vector<Split>()>& published) {
   protocol.validate();
   const auto too_small = [&](const std::string& need) {
-    throw DataError(dataset, 0, 0, "too small for " + protocol.describe() + ": it has " +
-                                       std::to_string(rows) + " rows, but " + need);
+    throw DataError(dataset, 0, 0,
+                    "too small for " + protocol.describe() + ": it has " + std::to_string(rows) + " rows, but " + need);
   };
   std::vector<Split> splits;
   switch (protocol.kind) {
@@ -65,7 +67,8 @@ std::vector<Split> make_splits(const Protocol& protocol, Eigen::Index rows, std:
         fold_of[perm[i]] = static_cast<int>(i % static_cast<std::size_t>(protocol.folds));
       for (int k = 0; k < protocol.folds; ++k) {
         Split s;
-        for (Eigen::Index r = 0; r < rows; ++r) (fold_of[static_cast<std::size_t>(r)] == k ? s.test : s.train).push_back(r);
+        for (Eigen::Index r = 0; r < rows; ++r)
+          (fold_of[static_cast<std::size_t>(r)] == k ? s.test : s.train).push_back(r);
         splits.push_back(std::move(s));
       }
       break;
@@ -83,8 +86,8 @@ std::vector<Split> make_splits(const Protocol& protocol, Eigen::Index rows, std:
                                : protocol.n_train;
       const long n_test = protocol.n_test > 0 ? protocol.n_test : static_cast<long>(rows) - n_train;
       if (n_train < 2 || n_test < 1 || n_train + n_test > rows)
-        too_small(std::to_string(std::max(n_train, 2L)) + " training and " +
-                  std::to_string(std::max(n_test, 1L)) + " test rows are needed");
+        too_small(std::to_string(std::max(n_train, 2L)) + " training and " + std::to_string(std::max(n_test, 1L)) +
+                  " test rows are needed");
       for (int r = 0; r < protocol.repeats; ++r) {
         Rng rng(derive_seed(seed, static_cast<std::uint64_t>(r)));
         const auto perm = random_permutation(rng, static_cast<std::size_t>(rows));

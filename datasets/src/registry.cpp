@@ -1,11 +1,11 @@
 #include "registry.hpp"
 
+#include <toml++/toml.h>
 #include <algorithm>
-#include <filesystem>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
-#include <toml++/toml.h>
 
 #include "data_error.hpp"
 
@@ -27,8 +27,8 @@ class Reader {
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
   [[noreturn]] void fail(const toml::node& node, const std::string& message) const {
-    throw DataError(file_, static_cast<long>(node.source().begin.line),
-                    static_cast<long>(node.source().begin.column), message);
+    throw DataError(file_, static_cast<long>(node.source().begin.line), static_cast<long>(node.source().begin.column),
+                    message);
   }
 
   std::string text(const toml::table& t, std::string_view key, bool required = false) const {
@@ -147,17 +147,15 @@ class Reader {
       for (const auto& item : *arr) {
         const toml::table* f = item.as_table();
         if (!f) fail(item, "each entry of 'files' must be a table { path = ..., sha256 = ... }");
-        SourceFile sf{relative_path(*f, "path", true), lower(text(*f, "sha256")), text(*f, "url"),
-                      text(*f, "archive")};
-        if (!sf.sha256.empty() && (sf.sha256.size() != 64 ||
-                                   sf.sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
+        SourceFile sf{relative_path(*f, "path", true), lower(text(*f, "sha256")), text(*f, "url"), text(*f, "archive")};
+        if (!sf.sha256.empty() &&
+            (sf.sha256.size() != 64 || sf.sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
           fail(*f, "sha256 of '" + sf.path + "' must be 64 hexadecimal digits");
         d.files.push_back(std::move(sf));
       }
     }
     if (const toml::table* dv = subtable(t, "derive"))
-      d.derive = DeriveSpec{text(*dv, "recipe", true), relative_path(*dv, "output", true),
-                            lower(text(*dv, "sha256"))};
+      d.derive = DeriveSpec{text(*dv, "recipe", true), relative_path(*dv, "output", true), lower(text(*dv, "sha256"))};
     if (const toml::table* tb = subtable(t, "table")) {
       TableSpec ts;
       if (const std::string single = relative_path(*tb, "file"); !single.empty()) ts.files = {single};
@@ -214,13 +212,12 @@ DatasetRegistry DatasetRegistry::load(const std::vector<std::string>& paths) {
     try {
       root = toml::parse_file(path);
     } catch (const toml::parse_error& e) {
-      throw DataError(path, static_cast<long>(e.source().begin.line),
-                      static_cast<long>(e.source().begin.column), std::string(e.description()));
+      throw DataError(path, static_cast<long>(e.source().begin.line), static_cast<long>(e.source().begin.column),
+                      std::string(e.description()));
     }
     Reader reader(path);
     const toml::node* list = root.get("dataset");
-    if (!list || !list->is_array_of_tables())
-      throw DataError(path, 0, 0, "expected [[dataset]] tables");
+    if (!list || !list->is_array_of_tables()) throw DataError(path, 0, 0, "expected [[dataset]] tables");
     std::vector<std::string> defined_here;  // a later file may replace an entry; one file may not define it twice
     for (const auto& node : *list->as_array()) {
       DatasetSpec spec = reader.dataset(*node.as_table());
@@ -233,7 +230,8 @@ DatasetRegistry DatasetRegistry::load(const std::vector<std::string>& paths) {
       for (const auto& alias : spec.aliases)
         if (const DatasetSpec* clash = registry.try_find(alias);
             clash != nullptr && (same == registry.datasets_.end() || clash != &*same))
-          throw DataError(path, line, 0, "alias '" + alias + "' of '" + spec.name + "' already names '" + clash->name + "'");
+          throw DataError(path, line, 0,
+                          "alias '" + alias + "' of '" + spec.name + "' already names '" + clash->name + "'");
       if (same != registry.datasets_.end()) {
         *same = std::move(spec);
       } else {

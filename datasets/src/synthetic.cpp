@@ -43,9 +43,7 @@ double epnn_case2_effect(int input, double x) {
   throw std::invalid_argument("epnn-case2: input must be 1..10");
 }
 
-double epnn_case3_latent(double x) {
-  return 0.4 * std::sin(1.5 * x) + (x < 0.0 ? -0.6 : 0.6);
-}
+double epnn_case3_latent(double x) { return 0.4 * std::sin(1.5 * x) + (x < 0.0 ? -0.6 : 0.6); }
 
 double bb_toy_latent(double x) { return -2.5 * erf_sigmoid(-0.13 * x); }
 
@@ -135,11 +133,16 @@ LatentFunction synthetic_latent(const std::string& generator) {
 Dataset generate_synthetic(const std::string& name, const SyntheticSpec& spec) {
   Rng rng(spec.seed);
   Dataset d;
-  if (spec.generator == "pbp-cubic") d = make_pbp_cubic(spec.n, rng);
-  else if (spec.generator == "epnn-case1") d = make_epnn_case1(spec.n, rng);
-  else if (spec.generator == "epnn-case2") d = make_epnn_case2(spec.n, rng);
-  else if (spec.generator == "epnn-case3") d = make_epnn_case3(spec.n, rng);
-  else if (spec.generator == "bb-toy") d = make_bb_toy(spec.n, rng);
+  if (spec.generator == "pbp-cubic")
+    d = make_pbp_cubic(spec.n, rng);
+  else if (spec.generator == "epnn-case1")
+    d = make_epnn_case1(spec.n, rng);
+  else if (spec.generator == "epnn-case2")
+    d = make_epnn_case2(spec.n, rng);
+  else if (spec.generator == "epnn-case3")
+    d = make_epnn_case3(spec.n, rng);
+  else if (spec.generator == "bb-toy")
+    d = make_bb_toy(spec.n, rng);
   else
     throw std::invalid_argument("unknown synthetic generator '" + spec.generator +
                                 "' (known: pbp-cubic, epnn-case1, epnn-case2, epnn-case3, bb-toy)");

@@ -12,12 +12,12 @@
 namespace bnn::data {
 
 // Noise-free latent functions (for figures and tests).
-double pbp_cubic_latent(double x);                            // x^3
-double epnn_case1_latent(double x1, double x2);               // cluster levels 1 / 0 / 0.8
-double epnn_case2_effect(int input, double x);                // additive effect of input 1..10
-double epnn_case3_latent(double x);                           // step at 0
-double bb_toy_latent(double x);                               // -2.5 sigma(-0.13 x)
-double erf_sigmoid(double a);                                 // B&B eq. (2): erf(a / sqrt 2)
+double pbp_cubic_latent(double x);               // x^3
+double epnn_case1_latent(double x1, double x2);  // cluster levels 1 / 0 / 0.8
+double epnn_case2_effect(int input, double x);   // additive effect of input 1..10
+double epnn_case3_latent(double x);              // step at 0
+double bb_toy_latent(double x);                  // -2.5 sigma(-0.13 x)
+double erf_sigmoid(double a);                    // B&B eq. (2): erf(a / sqrt 2)
 
 // The noise-free latent function of a generator at an input row (NaN for a row of the wrong
 // length); an empty function for an unknown generator.

@@ -74,8 +74,7 @@ bool rounds_to_zero(std::string_view t) {
     if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) digits.remove_prefix(1);
     constexpr long kHuge = std::numeric_limits<long>::max() / 4;  // keeps lead + exponent in range
     long magnitude = 0;
-    if (std::from_chars(digits.data(), digits.data() + digits.size(), magnitude).ec ==
-            std::errc::result_out_of_range ||
+    if (std::from_chars(digits.data(), digits.data() + digits.size(), magnitude).ec == std::errc::result_out_of_range ||
         magnitude > kHuge)
       magnitude = kHuge;
     exponent = negative ? -magnitude : magnitude;
@@ -84,8 +83,7 @@ bool rounds_to_zero(std::string_view t) {
   const std::size_t point = std::min(t.find('.'), t.size());
   const std::size_t first = t.find_first_not_of("0.");  // leading significant digit
   if (first == std::string_view::npos) return true;
-  const long lead = first < point ? static_cast<long>(point - first) - 1
-                                  : -static_cast<long>(first - point);
+  const long lead = first < point ? static_cast<long>(point - first) - 1 : -static_cast<long>(first - point);
   return lead + exponent < 0;
 }
 
@@ -103,7 +101,7 @@ NumberKind classify_number(std::string_view token, double& value) {
   if (ptr != end) return NumberKind::invalid;
   if (ec == std::errc::result_out_of_range) {
     if (!rounds_to_zero(token)) return NumberKind::non_finite;  // overflow
-    v = token.front() == '-' ? -0.0 : 0.0;  // underflow: a finite value that rounds to zero
+    v = token.front() == '-' ? -0.0 : 0.0;                      // underflow: a finite value that rounds to zero
   } else if (ec != std::errc()) {
     return NumberKind::invalid;
   } else if (!std::isfinite(v)) {
@@ -119,19 +117,16 @@ Delimiter parse_delimiter(std::string_view name) {
   if (name == "auto") return Delimiter::automatic;
   if (name == "whitespace" || name == "space" || name == "tab") return Delimiter::whitespace;
   if (name == "comma") return Delimiter::comma;
-  throw std::invalid_argument("unknown delimiter '" + std::string(name) +
-                              "'; expected auto, whitespace or comma");
+  throw std::invalid_argument("unknown delimiter '" + std::string(name) + "'; expected auto, whitespace or comma");
 }
 
-bool parse_number(std::string_view token, double& value) {
-  return classify_number(token, value) == NumberKind::finite;
-}
+bool parse_number(std::string_view token, double& value) { return classify_number(token, value) == NumberKind::finite; }
 
 Delimiter for_each_row(std::string_view text, const std::string& file, Delimiter delimiter,
                        const std::function<void(long, const std::vector<std::string_view>&)>& row) {
   std::vector<std::string_view> fields;
   long line_number = 0;
-  long first_blank = 0;  // first blank line after which no data may follow
+  long first_blank = 0;                                        // first blank line after which no data may follow
   std::size_t pos = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;  // a UTF-8 byte-order mark
   while (pos < text.size()) {
     std::size_t newline = text.find('\n', pos);
@@ -145,26 +140,22 @@ Delimiter for_each_row(std::string_view text, const std::string& file, Delimiter
       continue;
     }
     if (first_blank != 0)
-      throw DataError(file, first_blank, 0, "blank line inside the table (data follows on line " +
-                                                std::to_string(line_number) + ")");
+      throw DataError(file, first_blank, 0,
+                      "blank line inside the table (data follows on line " + std::to_string(line_number) + ")");
     if (const auto cr = line.find('\r'); cr != std::string_view::npos)
-      throw DataError(file, line_number, 0,
-                      "carriage return inside a line (old Mac line endings are not supported)");
+      throw DataError(file, line_number, 0, "carriage return inside a line (old Mac line endings are not supported)");
     if (delimiter == Delimiter::automatic)
-      delimiter = line.find(',') != std::string_view::npos ? Delimiter::comma
-                                                           : Delimiter::whitespace;
+      delimiter = line.find(',') != std::string_view::npos ? Delimiter::comma : Delimiter::whitespace;
     split_fields(line, delimiter, fields);
     for (std::size_t c = 0; c < fields.size(); ++c)
       if (fields[c].empty())
-        throw DataError(file, line_number, static_cast<long>(c + 1),
-                        "empty field (write '?' for a missing value)");
+        throw DataError(file, line_number, static_cast<long>(c + 1), "empty field (write '?' for a missing value)");
     row(line_number, fields);
   }
   return delimiter;
 }
 
-NumericTable parse_numeric_table(std::string_view text, const std::string& file,
-                                 const TextFormat& format) {
+NumericTable parse_numeric_table(std::string_view text, const std::string& file, const TextFormat& format) {
   NumericTable table;
   table.file = file;
   std::vector<double> values;
@@ -179,14 +170,13 @@ NumericTable parse_numeric_table(std::string_view text, const std::string& file,
       double value = 0.0;
       if (is_missing(fields[c])) {
         if (!format.allow_missing)
-          throw DataError(file, line_number, static_cast<long>(c + 1),
-                          "missing value '?' where a number is required");
+          throw DataError(file, line_number, static_cast<long>(c + 1), "missing value '?' where a number is required");
         value = std::numeric_limits<double>::quiet_NaN();
         ++table.missing_count;
       } else if (const NumberKind kind = classify_number(fields[c], value); kind != NumberKind::finite) {
-        throw DataError(file, line_number, static_cast<long>(c + 1),
-                        (kind == NumberKind::non_finite ? "non-finite value " : "non-numeric value ") +
-                            quote(fields[c]));
+        throw DataError(
+            file, line_number, static_cast<long>(c + 1),
+            (kind == NumberKind::non_finite ? "non-finite value " : "non-numeric value ") + quote(fields[c]));
       }
       values.push_back(value);
     }
@@ -222,8 +212,8 @@ NumericTable parse_numeric_table(std::string_view text, const std::string& file,
     }
     if (fields.size() != columns)
       throw DataError(file, line_number, static_cast<long>(std::min(fields.size(), columns) + 1),
-                      "row has " + std::to_string(fields.size()) + " columns but line " +
-                          std::to_string(first_line) + " has " + std::to_string(columns));
+                      "row has " + std::to_string(fields.size()) + " columns but line " + std::to_string(first_line) +
+                          " has " + std::to_string(columns));
     numeric_row(line_number, fields);
   });
 

@@ -29,15 +29,14 @@ Delimiter for_each_row(std::string_view text, const std::string& file, Delimiter
 
 struct NumericTable {
   std::string file;
-  Eigen::MatrixXd values;              // NaN where a value was missing ('?')
-  std::vector<std::string> names;      // header names, empty without a header
-  std::vector<long> line_numbers;      // source line of each row
+  Eigen::MatrixXd values;          // NaN where a value was missing ('?')
+  std::vector<std::string> names;  // header names, empty without a header
+  std::vector<long> line_numbers;  // source line of each row
   long missing_count = 0;
 };
 
 // Parses a whole table held in memory; `file` is used in error messages.
-NumericTable parse_numeric_table(std::string_view text, const std::string& file,
-                                 const TextFormat& format = {});
+NumericTable parse_numeric_table(std::string_view text, const std::string& file, const TextFormat& format = {});
 // Reads and parses a file (DataError if it cannot be read).
 NumericTable read_numeric_table(const std::string& path, const TextFormat& format = {});
 std::string read_file(const std::string& path);

@@ -28,19 +28,22 @@ int cmd_datasets(const std::vector<std::string>& args) {
   std::string action, from;
   std::vector<std::string> names;
   po::options_description options("bnnbench datasets options");
+  // clang-format off
   options.add_options()
       ("action", po::value(&action), "list or fetch")
       ("names", po::value(&names)->composing(), "data sets to fetch (default: every public one)")
       ("from", po::value(&from), "fetch from a local mirror folder or mirror URL (layout FOLDER/FILE) instead of the registry URLs");
+  // clang-format on
   common.add_to(options);
   po::positional_options_description positional;
   positional.add("action", 1).add("names", -1);
   parse(args, options, positional);
   if (common.help || action.empty()) {
-    print_help("usage: bnnbench datasets list\n       bnnbench datasets fetch [--from DIR|URL] [NAME...]\n\n"
-               "fetch verifies every file's sha256 before it is moved into the data directory, and\n"
-               "builds derived tables (e.g. the 1993 x 102 Crime table) from the original files.",
-               options);
+    print_help(
+        "usage: bnnbench datasets list\n       bnnbench datasets fetch [--from DIR|URL] [NAME...]\n\n"
+        "fetch verifies every file's sha256 before it is moved into the data directory, and\n"
+        "builds derived tables (e.g. the 1993 x 102 Crime table) from the original files.",
+        options);
     return common.help ? 0 : 2;
   }
   if (action == "list") {

@@ -35,6 +35,7 @@ int cmd_fit(const std::vector<std::string>& args) {
   std::vector<std::string> settings;
   std::uint64_t seed = 1;
   po::options_description options("bnnbench fit options");
+  // clang-format off
   options.add_options()
       ("method", po::value(&method_name), "method name (see `bnnbench list methods`)")
       ("train", po::value(&files.train), "training table (text: whitespace, tab or comma separated)")
@@ -49,11 +50,13 @@ int cmd_fit(const std::vector<std::string>& args) {
       ("set", po::value(&settings)->composing(), "method option OPTION=VALUE (repeatable)")
       ("seed", po::value(&seed), "random seed of the fit")
       ("predictions", po::value(&predictions), "write per-test-point predictions to this CSV file");
-  if (common.parse_or_help(args, options, "method",
-                           "usage: bnnbench fit METHOD --train FILE --test FILE [--target COLUMN] [--set OPTION=VALUE]\n\n"
-                           "Normalizes inputs and target on the training file, fits, predicts the test file and\n"
-                           "prints metrics in the target's original units (of the transformed target with\n"
-                           "--target-transform)."))
+  // clang-format on
+  if (common.parse_or_help(
+          args, options, "method",
+          "usage: bnnbench fit METHOD --train FILE --test FILE [--target COLUMN] [--set OPTION=VALUE]\n\n"
+          "Normalizes inputs and target on the training file, fits, predicts the test file and\n"
+          "prints metrics in the target's original units (of the transformed target with\n"
+          "--target-transform)."))
     return 0;
   if (method_name.empty()) throw po::error("missing METHOD");
   if (files.train.empty() || files.test.empty()) throw po::error("both --train and --test are required");
@@ -61,7 +64,8 @@ int cmd_fit(const std::vector<std::string>& args) {
   ParamMap params;
   for (const auto& s : settings) {
     const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0) throw std::invalid_argument("--set '" + s + "' must look like OPTION=VALUE");
+    if (eq == std::string::npos || eq == 0)
+      throw std::invalid_argument("--set '" + s + "' must look like OPTION=VALUE");
     params[s.substr(0, eq)] = s.substr(eq + 1);
   }
   method.canonical_config(params);  // validates options before any work

@@ -21,7 +21,8 @@ void publish(const exp::ReportSource& source, const std::string& directory) {
   const auto files = exp::published_files(source);
   std::error_code error;
   std::filesystem::create_directories(directory, error);
-  if (error) throw std::invalid_argument("--publish: cannot create the directory " + directory + ": " + error.message());
+  if (error)
+    throw std::invalid_argument("--publish: cannot create the directory " + directory + ": " + error.message());
   for (const auto& [name, text] : files) {
     const std::string path = (std::filesystem::path(directory) / name).string();
     exp::write_text_file(path, text, "--publish");
@@ -37,6 +38,7 @@ int cmd_report(const std::vector<std::string>& args) {
   JobFilterOptions filter;  // its --methods, --datasets and --set
   double tolerance = 0.0;
   po::options_description options("bnnbench report options");
+  // clang-format off
   options.add_options()
       ("experiment", po::value(&experiment), "experiment name or spec file")
       ("results", po::value(&results), "results directory (default: results/EXPERIMENT)")
@@ -56,14 +58,17 @@ int cmd_report(const std::vector<std::string>& args) {
       ("tolerance", po::value(&tolerance),
        "with --compare: largest relative difference accepted (default 0: a table's 10 significant digits, "
        "per-split values bit for bit)");
-  if (common.parse_or_help(args, options, "experiment",
-                           "usage: bnnbench report EXPERIMENT [--results DIR] [--format FORMAT] [-o FILE | --publish DIR]\n\n"
-                           "Aggregates finished jobs over splits in the paper's layout, with the paper's numbers\n"
-                           "beside ours; '*' marks a difference of more than two combined standard errors beyond the\n"
-                           "rounding of the paper's printed value."))
+  // clang-format on
+  if (common.parse_or_help(
+          args, options, "experiment",
+          "usage: bnnbench report EXPERIMENT [--results DIR] [--format FORMAT] [-o FILE | --publish DIR]\n\n"
+          "Aggregates finished jobs over splits in the paper's layout, with the paper's numbers\n"
+          "beside ours; '*' marks a difference of more than two combined standard errors beyond the\n"
+          "rounding of the paper's printed value."))
     return 0;
   if (experiment.empty()) throw po::error("missing EXPERIMENT");
-  if (!(tolerance >= 0.0)) throw std::invalid_argument("--tolerance is " + std::to_string(tolerance) + ", but must be >= 0");
+  if (!(tolerance >= 0.0))
+    throw std::invalid_argument("--tolerance is " + std::to_string(tolerance) + ", but must be >= 0");
   if (!compare.empty() && !publish_dir.empty()) throw po::error("--compare and --publish: give one of them");
   const exp::ExperimentSpec spec = exp::load_spec(experiment, filter.settings);
   const data::DatasetRegistry registry = common.load_registry();
@@ -78,13 +83,16 @@ int cmd_report(const std::vector<std::string>& args) {
     return c.status;
   }
   if (!publish_dir.empty()) {
-    if (!output.empty() || common.given.count("format")) throw po::error("--publish writes every format: drop --format and -o");
+    if (!output.empty() || common.given.count("format"))
+      throw po::error("--publish writes every format: drop --format and -o");
     publish(source, publish_dir);
     return 0;
   }
   const std::string text = exp::report_text(format, source);
-  if (output.empty()) std::cout << text;
-  else exp::write_text_file(output, text, "-o");
+  if (output.empty())
+    std::cout << text;
+  else
+    exp::write_text_file(output, text, "-o");
   return 0;
 }
 

@@ -19,9 +19,12 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
   int threads = omp_get_max_threads();
   bool no_report = false, quiet = false, dry_run = false, rerun = false;
   po::options_description options("bnnbench run options");
+  // clang-format off
   options.add_options()
       ("experiment", po::value(&experiment), "experiment name (see `bnnbench list experiments`) or spec file");
+  // clang-format on
   filter.add_to(options);
+  // clang-format off
   options.add_options()
       ("threads", po::value(&threads), "jobs run in parallel (default: all cores); a lone job gets them all")
       ("results", po::value(&results), "results directory (default: results/EXPERIMENT)")
@@ -34,10 +37,12 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
       ("rerun", po::bool_switch(&rerun),
        "run the selected jobs even if finished (after a code change, say): each new result "
        "replaces the finished one, and a rerun that fails keeps it");
-  if (common.parse_or_help(args, options, "experiment",
-                           "usage: bnnbench run EXPERIMENT [options]\n\nRuns every job (data set x method x split) that is not finished yet in the results\n"
-                           "store, in parallel, then prints the report. Rerunning resumes; finished jobs are skipped\n"
-                           "(--dry-run shows which) unless --rerun is given."))
+  // clang-format on
+  if (common.parse_or_help(
+          args, options, "experiment",
+          "usage: bnnbench run EXPERIMENT [options]\n\nRuns every job (data set x method x split) that is not finished yet in the results\n"
+          "store, in parallel, then prints the report. Rerunning resumes; finished jobs are skipped\n"
+          "(--dry-run shows which) unless --rerun is given."))
     return 0;
   if (experiment.empty()) throw po::error("missing EXPERIMENT");
   exp::check_threads(threads);
@@ -65,8 +70,8 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
         std::filesystem::exists(std::filesystem::path(results) / "bnnbench.sqlite")
             ? exp::ResultsStore(results, exp::ResultsStore::Access::read_only).jobs(spec.name, false)
             : std::vector<exp::JobRecord>{};
-    std::cout << exp::dry_run_table(exp::plan_status(exp::shard_jobs(plan.jobs, run.shard_index, run.shard_count), stored),
-                               results, rerun);
+    std::cout << exp::dry_run_table(
+        exp::plan_status(exp::shard_jobs(plan.jobs, run.shard_index, run.shard_count), stored), results, rerun);
     return 0;
   }
   run.progress_bar = stderr_is_terminal();
@@ -75,8 +80,8 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
   run.command_line = command_line;
   exp::ResultsStore store(results);
   if (!quiet)
-    std::cerr << spec.name << ": " << plan.jobs.size() << " job(s) over " << plan.datasets.size()
-              << " data set(s), " << threads << " thread(s); results in " << store.path() << "\n";
+    std::cerr << spec.name << ": " << plan.jobs.size() << " job(s) over " << plan.datasets.size() << " data set(s), "
+              << threads << " thread(s); results in " << store.path() << "\n";
   const exp::RunSummary summary = exp::run_plan(spec, plan, store, run);
   if (!quiet) std::cerr << exp::run_summary_line(spec.name, summary) << "\n";
   for (const auto& e : summary.store_errors) std::cerr << "error: could not store " << e << "\n";
@@ -88,7 +93,8 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
   }
   if (!summary.store_errors.empty()) return 1;
   if (summary.failed > 0) {
-    std::cerr << spec.name << ": " << summary.failed << " job(s) failed; their messages are in the report and the store. "
+    std::cerr << spec.name << ": " << summary.failed
+              << " job(s) failed; their messages are in the report and the store. "
               << "Rerunning retries them; finished jobs are kept.\n";
     return 1;
   }

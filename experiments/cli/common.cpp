@@ -10,12 +10,14 @@
 namespace bnn::cli {
 
 void CommonOptions::add_to(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("data-dir", po::value(&data_dir),
        "data directory (default: $BNNBENCH_DATA, else ~/.cache/bnnbench)")
       ("registry", po::value(&registries)->composing(),
        "extra data-set registry file (repeatable; adds to or replaces entries of the shipped one)")
       ("help,h", po::bool_switch(&help), "show this help");
+  // clang-format on
 }
 
 bool CommonOptions::parse_or_help(const std::vector<std::string>& args, po::options_description& options,
@@ -31,7 +33,8 @@ bool CommonOptions::parse_or_help(const std::vector<std::string>& args, po::opti
 std::string CommonOptions::resolved_data_dir() const {
   const std::string dir = data::resolve_data_dir(data_dir);
   if (std::filesystem::exists(dir) && !std::filesystem::is_directory(dir))
-    throw std::invalid_argument("the data directory " + dir + (data_dir.empty() ? " (from $BNNBENCH_DATA or the default)" : " (--data-dir)") +
+    throw std::invalid_argument("the data directory " + dir +
+                                (data_dir.empty() ? " (from $BNNBENCH_DATA or the default)" : " (--data-dir)") +
                                 " is not a directory");
   return dir;
 }

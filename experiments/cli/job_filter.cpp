@@ -7,6 +7,7 @@
 namespace bnn::cli {
 
 void JobFilterOptions::add_to(po::options_description& options) {
+  // clang-format off
   options.add_options()
       ("methods", po::value(&methods)->composing(), "only these method labels (comma-separated)")
       ("datasets", po::value(&datasets)->composing(), "only these data sets (comma-separated names or aliases)")
@@ -15,6 +16,7 @@ void JobFilterOptions::add_to(po::options_description& options) {
       ("set", po::value(&settings)->composing(),
        "override: seed=N, LABEL.OPTION=VALUE, OPTION=VALUE (every method having it) or "
        "per_dataset.NAME.target_transform=none|sqrt|log1p; repeatable");
+  // clang-format on
 }
 
 exp::PlanOptions JobFilterOptions::plan_options(const std::string& data_dir) const {

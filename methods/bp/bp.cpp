@@ -37,8 +37,8 @@ Hyperparameters from_unit_cube(const Eigen::VectorXd& u) {
   return {std::pow(10.0, -5.0 + 4.5 * u[0]), 0.99 * u[1], std::pow(10.0, -8.0 + 6.0 * u[2])};
 }
 
-bool train(ReluNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y, int epochs,
-           const Hyperparameters& h, Rng& rng) {
+bool train(ReluNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y, int epochs, const Hyperparameters& h,
+           Rng& rng) {
   std::vector<RowMatrix> gradient, velocity;
   for (const auto& W : net.weights) {
     gradient.push_back(RowMatrix::Zero(W.rows(), W.cols()));
@@ -80,7 +80,7 @@ Model fit(const RegressionData& data, const Validated<Options>& valid, Rng& rng)
   FitReport report;
   ReluNetwork net;
   tuning::TuneThenRefit<Hyperparameters> search(kName, "SGD", options, 3,
-                                                 {options.learning_rate, options.momentum, options.weight_decay});
+                                                {options.learning_rate, options.momentum, options.weight_decay});
   search.decode = from_unit_cube;
   // Validation RMSE of a network trained on the fit part.
   search.score = [&](const tuning::ValidationSplit& split, const Hyperparameters& h, std::uint64_t seed) {

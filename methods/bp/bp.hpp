@@ -16,10 +16,10 @@ namespace bnn::bp {
 struct Options {
   std::vector<int> hidden_layers = {50};
   int epochs = 40;
-  bool tune = true;                 // choose the three below by Bayesian optimization
+  bool tune = true;  // choose the three below by Bayesian optimization
   int tuning_evaluations = 30;
   double validation_fraction = 0.2;
-  double learning_rate = 1e-3;      // used as given when tune = false
+  double learning_rate = 1e-3;  // used as given when tune = false
   double momentum = 0.9;
   double weight_decay = 1e-5;
 
@@ -45,8 +45,8 @@ struct Hyperparameters {
 Hyperparameters from_unit_cube(const Eigen::VectorXd& u);
 
 // Trains a network by SGD; returns false if it diverged (non-finite output).
-bool train(ReluNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y, int epochs,
-           const Hyperparameters& h, Rng& rng);
+bool train(ReluNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y, int epochs, const Hyperparameters& h,
+           Rng& rng);
 double predict_one(const ReluNetwork& net, const Eigen::Ref<const Eigen::VectorXd>& x, ReluCache& cache);
 
 class Model final : public ModelBase {

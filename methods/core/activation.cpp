@@ -18,9 +18,12 @@ constexpr Eigen::Index kLanes = simd::packet_traits<double>::size;
 
 std::string_view to_string(Activation g) {
   switch (g) {
-    case Activation::tanh: return "tanh";
-    case Activation::relu: return "relu";
-    case Activation::erf: return "erf";
+    case Activation::tanh:
+      return "tanh";
+    case Activation::relu:
+      return "relu";
+    case Activation::erf:
+      return "erf";
   }
   return "unknown";
 }
@@ -39,9 +42,12 @@ Activation parse_activation(std::string_view name, std::string_view method, std:
 
 double activation_value(Activation g, double a) {
   switch (g) {
-    case Activation::tanh: return std::tanh(a);
-    case Activation::relu: return a > 0.0 ? a : 0.0;
-    case Activation::erf: return std::erf(a / std::numbers::sqrt2);
+    case Activation::tanh:
+      return std::tanh(a);
+    case Activation::relu:
+      return a > 0.0 ? a : 0.0;
+    case Activation::erf:
+      return std::erf(a / std::numbers::sqrt2);
   }
   return 0.0;
 }
@@ -52,8 +58,10 @@ double activation_slope(Activation g, double a) {
       const double h = std::tanh(a);
       return 1.0 - h * h;
     }
-    case Activation::relu: return a > 0.0 ? 1.0 : 0.0;
-    case Activation::erf: return std::sqrt(2.0 / std::numbers::pi) * std::exp(-0.5 * a * a);  // d/da erf(a / sqrt 2)
+    case Activation::relu:
+      return a > 0.0 ? 1.0 : 0.0;
+    case Activation::erf:
+      return std::sqrt(2.0 / std::numbers::pi) * std::exp(-0.5 * a * a);  // d/da erf(a / sqrt 2)
   }
   return 0.0;
 }
@@ -64,8 +72,10 @@ double activation_curvature(Activation g, double a) {
       const double h = std::tanh(a);
       return -2.0 * h * (1.0 - h * h);
     }
-    case Activation::relu: return 0.0;
-    case Activation::erf: return -a * activation_slope(g, a);
+    case Activation::relu:
+      return 0.0;
+    case Activation::erf:
+      return -a * activation_slope(g, a);
   }
   return 0.0;
 }
@@ -76,14 +86,20 @@ void activation_values(Activation g, const Eigen::ArrayXd& a, Eigen::ArrayXd& ou
       out.resize(a.size());
       vector_math::tanh(a.data(), out.data(), static_cast<std::size_t>(a.size()));
       break;
-    case Activation::relu: out = a.max(0.0); break;
-    case Activation::erf: out = a.unaryExpr([](double v) { return std::erf(v / std::numbers::sqrt2); }); break;
+    case Activation::relu:
+      out = a.max(0.0);
+      break;
+    case Activation::erf:
+      out = a.unaryExpr([](double v) { return std::erf(v / std::numbers::sqrt2); });
+      break;
   }
 }
 
 void activation_values_fast(Activation g, double* a, std::size_t n) {
   switch (g) {
-    case Activation::tanh: vector_math::tanh(a, a, n); break;
+    case Activation::tanh:
+      vector_math::tanh(a, a, n);
+      break;
     case Activation::relu:
       for (std::size_t i = 0; i < n; ++i) a[i] = a[i] > 0.0 ? a[i] : 0.0;
       break;
@@ -96,12 +112,14 @@ void activation_values_fast(Activation g, double* a, std::size_t n) {
 
 void multiply_by_slope(Activation g, const Eigen::ArrayXd& a, const Eigen::ArrayXd& h, Eigen::ArrayXd& delta) {
   switch (g) {
-    case Activation::tanh: delta *= 1.0 - h.square(); break;
+    case Activation::tanh:
+      delta *= 1.0 - h.square();
+      break;
     case Activation::relu: {  // a bit mask: delta where a > 0, else +0 (sizes are whole packets)
       const Packet zero = simd::pset1<Packet>(0.0);
       for (Eigen::Index i = 0; i < delta.size(); i += kLanes)
         simd::pstoreu(delta.data() + i, simd::pand(simd::ploadu<Packet>(delta.data() + i),
-                                                    simd::pcmp_lt(zero, simd::ploadu<Packet>(a.data() + i))));
+                                                   simd::pcmp_lt(zero, simd::ploadu<Packet>(a.data() + i))));
       break;
     }
     case Activation::erf: {

@@ -23,7 +23,6 @@ struct ChoiceName {
   const char* name;
 };
 
-
 // "a, b or c" for the names of E.
 template <class E>
 std::string choice_list() {
@@ -40,8 +39,8 @@ class Choice {
   using enum_type = E;
   constexpr Choice(E value) : value_(value) {}  // NOLINT: implicit, as for the enum itself
   // From a name; throws std::invalid_argument "'x' is not one of a, b or c".
-  Choice(std::string_view name) : value_(parse(name)) {}  // NOLINT
-  Choice(const char* name) : Choice(std::string_view(name)) {}  // NOLINT
+  Choice(std::string_view name) : value_(parse(name)) {}               // NOLINT
+  Choice(const char* name) : Choice(std::string_view(name)) {}         // NOLINT
   Choice(const std::string& name) : Choice(std::string_view(name)) {}  // NOLINT
 
   constexpr operator E() const { return value_; }  // NOLINT

@@ -144,12 +144,8 @@ void backward_block(const MlpShape& s, const Eigen::VectorXd& theta, BlockRows i
 
 }  // namespace
 
-Eigen::Index MlpShape::layer_inputs(std::size_t layer) const {
-  return layer == 0 ? inputs : hidden[layer - 1];
-}
-Eigen::Index MlpShape::layer_units(std::size_t layer) const {
-  return layer < hidden.size() ? hidden[layer] : 1;
-}
+Eigen::Index MlpShape::layer_inputs(std::size_t layer) const { return layer == 0 ? inputs : hidden[layer - 1]; }
+Eigen::Index MlpShape::layer_units(std::size_t layer) const { return layer < hidden.size() ? hidden[layer] : 1; }
 bool MlpShape::layer_bias(std::size_t layer) const { return layer < hidden.size() ? hidden_bias : output_bias; }
 Eigen::Index MlpShape::weight_offset(std::size_t layer) const {
   Eigen::Index offset = 0;
@@ -162,8 +158,8 @@ Eigen::Index MlpShape::bias_offset(std::size_t layer) const {
 }
 Eigen::Index MlpShape::parameter_count() const { return weight_offset(hidden.size() + 1); }
 
-void mlp_outputs(const MlpShape& shape, const Eigen::VectorXd& theta, const Eigen::MatrixXd& X,
-                 MlpWorkspace& ws, Eigen::VectorXd& out) {
+void mlp_outputs(const MlpShape& shape, const Eigen::VectorXd& theta, const Eigen::MatrixXd& X, MlpWorkspace& ws,
+                 Eigen::VectorXd& out) {
   size_workspace(shape, ws);
   const Eigen::Index n = X.rows();
   out.resize(n);

@@ -57,8 +57,8 @@ struct MlpWorkspace {
 // The blocked path: the shape's layout must be after_weights, with both biases.
 
 // Network outputs f(x_i) for the rows of X.
-void mlp_outputs(const MlpShape& shape, const Eigen::VectorXd& theta, const Eigen::MatrixXd& X,
-                 MlpWorkspace& ws, Eigen::VectorXd& out);
+void mlp_outputs(const MlpShape& shape, const Eigen::VectorXd& theta, const Eigen::MatrixXd& X, MlpWorkspace& ws,
+                 Eigen::VectorXd& out);
 
 // E = 0.5 sum_i (f(x_i) - y_i)^2 and, if `gradient` is not null, dE/dtheta (backpropagation).
 // The sums run in a fixed order: the same bits on every call, thread and memory address.

@@ -58,8 +58,7 @@ class Model {
   }
   // The kept draws chain by chain, with the training log-likelihood of each and the outputs
   // at the rows of X.
-  virtual std::optional<ChainTraces> chain_traces(const RegressionData& /*train*/,
-                                                  const Eigen::MatrixXd& /*X*/) const {
+  virtual std::optional<ChainTraces> chain_traces(const RegressionData& /*train*/, const Eigen::MatrixXd& /*X*/) const {
     return std::nullopt;
   }
 };
@@ -84,7 +83,7 @@ class ModelBase : public Model {
 template <class Options>
 class Validated {
  public:
-  Validated() : Validated(Options{}) {}                                          // the defaults: fit(train, {}, rng)
+  Validated() : Validated(Options{}) {}                                           // the defaults: fit(train, {}, rng)
   Validated(const Options& options) : options_(options) { options_.validate(); }  // NOLINT: implicit on purpose
   Validated(const Options& options, std::string_view method) : options_(options) {
     if constexpr (requires { options_.validate(method); })

@@ -14,10 +14,9 @@ std::string format_double(double value) {
   return ec == std::errc() ? std::string(buffer, ptr) : std::to_string(value);
 }
 
-void bad_value(std::string_view method, std::string_view name, std::string_view text,
-               std::string_view expected) {
-  throw std::invalid_argument(std::string(method) + ": option " + std::string(name) + " is '" +
-                              std::string(text) + "', but must be " + std::string(expected));
+void bad_value(std::string_view method, std::string_view name, std::string_view text, std::string_view expected) {
+  throw std::invalid_argument(std::string(method) + ": option " + std::string(name) + " is '" + std::string(text) +
+                              "', but must be " + std::string(expected));
 }
 
 void bad_choice(std::string_view method, std::string_view name, std::string_view text, std::string_view allowed) {
@@ -50,20 +49,20 @@ std::string number(double value) { return option_detail::format_double(value); }
 
 void require_at_least(std::string_view method, std::string_view name, double value, double bound) {
   if (!(value >= bound))
-    throw std::invalid_argument(std::string(method) + ": " + std::string(name) + " is " +
-                                number(value) + ", but must be >= " + number(bound));
+    throw std::invalid_argument(std::string(method) + ": " + std::string(name) + " is " + number(value) +
+                                ", but must be >= " + number(bound));
 }
 
 void require_positive(std::string_view method, std::string_view name, double value) {
   if (!(value > 0.0) || !std::isfinite(value))
-    throw std::invalid_argument(std::string(method) + ": " + std::string(name) + " is " +
-                                number(value) + ", but must be finite and > 0");
+    throw std::invalid_argument(std::string(method) + ": " + std::string(name) + " is " + number(value) +
+                                ", but must be finite and > 0");
 }
 
 void require_in_open_unit(std::string_view method, std::string_view name, double value) {
   if (!(value > 0.0 && value < 1.0))
-    throw std::invalid_argument(std::string(method) + ": " + std::string(name) + " is " +
-                                number(value) + ", but must be in (0, 1)");
+    throw std::invalid_argument(std::string(method) + ": " + std::string(name) + " is " + number(value) +
+                                ", but must be in (0, 1)");
 }
 
 void require_below(std::string_view method, std::string_view name, double value, double bound) {

@@ -45,21 +45,32 @@ std::string format_double(double value);
 
 template <class T>
 std::string type_name() {
-  if constexpr (is_choice<T>) return choice_list<typename T::enum_type>();
-  else if constexpr (std::is_same_v<T, bool>) return "bool";
-  else if constexpr (std::is_integral_v<T>) return "integer";
-  else if constexpr (std::is_floating_point_v<T>) return "real";
-  else if constexpr (std::is_same_v<T, std::string>) return "text";
-  else return "integer list";
+  if constexpr (is_choice<T>)
+    return choice_list<typename T::enum_type>();
+  else if constexpr (std::is_same_v<T, bool>)
+    return "bool";
+  else if constexpr (std::is_integral_v<T>)
+    return "integer";
+  else if constexpr (std::is_floating_point_v<T>)
+    return "real";
+  else if constexpr (std::is_same_v<T, std::string>)
+    return "text";
+  else
+    return "integer list";
 }
 
 template <class T>
 std::string to_text(const T& value) {
-  if constexpr (is_choice<T>) return std::string(value.name());
-  else if constexpr (std::is_same_v<T, bool>) return value ? "true" : "false";
-  else if constexpr (std::is_integral_v<T>) return std::to_string(value);
-  else if constexpr (std::is_floating_point_v<T>) return format_double(value);
-  else if constexpr (std::is_same_v<T, std::string>) return value;
+  if constexpr (is_choice<T>)
+    return std::string(value.name());
+  else if constexpr (std::is_same_v<T, bool>)
+    return value ? "true" : "false";
+  else if constexpr (std::is_integral_v<T>)
+    return std::to_string(value);
+  else if constexpr (std::is_floating_point_v<T>)
+    return format_double(value);
+  else if constexpr (std::is_same_v<T, std::string>)
+    return value;
   else {
     std::string out;
     for (std::size_t i = 0; i < value.size(); ++i) out += (i ? "," : "") + std::to_string(value[i]);
@@ -85,9 +96,12 @@ void from_text(std::string_view method, std::string_view name, std::string_view 
     if (!T::lookup(text, value)) bad_choice(method, name, raw, choice_list<typename T::enum_type>());
     field = value;
   } else if constexpr (std::is_same_v<T, bool>) {
-    if (text == "true" || text == "1") field = true;
-    else if (text == "false" || text == "0") field = false;
-    else bad_value(method, name, raw, "true or false");
+    if (text == "true" || text == "1")
+      field = true;
+    else if (text == "false" || text == "0")
+      field = false;
+    else
+      bad_value(method, name, raw, "true or false");
   } else if constexpr (std::is_integral_v<T>) {
     T value{};
     if (!parse_integer(text, value)) bad_value(method, name, raw, "an integer");
@@ -102,8 +116,7 @@ void from_text(std::string_view method, std::string_view name, std::string_view 
     using Elem = typename T::value_type;
     T values;
     std::string_view rest = text;
-    if (!rest.empty() && rest.front() == '[' && rest.back() == ']')
-      rest = trim(rest.substr(1, rest.size() - 2));
+    if (!rest.empty() && rest.front() == '[' && rest.back() == ']') rest = trim(rest.substr(1, rest.size() - 2));
     while (!rest.empty()) {
       const auto comma = rest.find(',');
       const std::string_view item = trim(rest.substr(0, comma));
@@ -134,8 +147,7 @@ void apply_overrides(Options& options, const ParamMap& overrides, std::string_vi
   });
   for (const auto& [key, was_used] : used)
     if (!was_used)
-      throw std::invalid_argument(std::string(method) + ": unknown option '" + key +
-                                  "'; known options: " + known);
+      throw std::invalid_argument(std::string(method) + ": unknown option '" + key + "'; known options: " + known);
 }
 
 template <class Options>

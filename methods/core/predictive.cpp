@@ -47,8 +47,14 @@ double Predictive::quantile(Eigen::Index i, double p) const {
 double Predictive::crps(Eigen::Index i, double y) const {
   // CRPS = int_{-inf}^{y} F(z)^2 dz + int_{y}^{inf} (1 - F(z))^2 dz.
   boost::math::quadrature::exp_sinh<double> integrator;
-  const auto lower = [&](double t) { const double F = cdf(i, y - t); return F * F; };
-  const auto upper = [&](double t) { const double G = 1.0 - cdf(i, y + t); return G * G; };
+  const auto lower = [&](double t) {
+    const double F = cdf(i, y - t);
+    return F * F;
+  };
+  const auto upper = [&](double t) {
+    const double G = 1.0 - cdf(i, y + t);
+    return G * G;
+  };
   return integrator.integrate(lower, 0.0, std::numeric_limits<double>::infinity()) +
          integrator.integrate(upper, 0.0, std::numeric_limits<double>::infinity());
 }
@@ -76,13 +82,11 @@ double GaussianPredictive::crps(Eigen::Index i, double y) const {
   // Closed form (Gneiting & Raftery 2007): s [z (2 Phi(z) - 1) + 2 phi(z) - 1/sqrt(pi)].
   const double s = std::sqrt(variance_[i]);
   const double z = (y - mean_[i]) / s;
-  return s * (z * (2.0 * normal_cdf(z) - 1.0) + 2.0 * normal_pdf(z) -
-              1.0 / std::sqrt(std::numbers::pi));
+  return s * (z * (2.0 * normal_cdf(z) - 1.0) + 2.0 * normal_pdf(z) - 1.0 / std::sqrt(std::numbers::pi));
 }
 
 // ---------------------------------------------------------------- Student-t
-StudentTPredictive::StudentTPredictive(Eigen::VectorXd location, Eigen::VectorXd scale,
-                                       double dof)
+StudentTPredictive::StudentTPredictive(Eigen::VectorXd location, Eigen::VectorXd scale, double dof)
     : location_(std::move(location)), scale_(std::move(scale)), dof_(dof) {
   if (location_.size() != scale_.size())
     throw std::invalid_argument("StudentTPredictive: location and scale sizes differ");
@@ -100,9 +104,8 @@ double StudentTPredictive::variance(Eigen::Index i) const {
 
 double StudentTPredictive::log_density(Eigen::Index i, double y) const {
   const double z = (y - location_[i]) / scale_[i];
-  return std::lgamma(0.5 * (dof_ + 1.0)) - std::lgamma(0.5 * dof_) -
-         0.5 * std::log(dof_ * std::numbers::pi) - std::log(scale_[i]) -
-         0.5 * (dof_ + 1.0) * std::log1p(z * z / dof_);
+  return std::lgamma(0.5 * (dof_ + 1.0)) - std::lgamma(0.5 * dof_) - 0.5 * std::log(dof_ * std::numbers::pi) -
+         std::log(scale_[i]) - 0.5 * (dof_ + 1.0) * std::log1p(z * z / dof_);
 }
 
 double StudentTPredictive::cdf(Eigen::Index i, double y) const {
@@ -131,8 +134,7 @@ double StudentTPredictive::crps(Eigen::Index i, double y) const {
 }
 
 // ---------------------------------------------------------------- Gaussian mixture
-GaussianMixturePredictive::GaussianMixturePredictive(Eigen::MatrixXd means,
-                                                     Eigen::MatrixXd variances,
+GaussianMixturePredictive::GaussianMixturePredictive(Eigen::MatrixXd means, Eigen::MatrixXd variances,
                                                      Eigen::VectorXd weights)
     : means_(std::move(means)), variances_(std::move(variances)), weights_(std::move(weights)) {
   if (means_.rows() != variances_.rows() || means_.cols() != variances_.cols())
@@ -144,21 +146,16 @@ GaussianMixturePredictive::GaussianMixturePredictive(Eigen::MatrixXd means,
   log_weights_ = weights_.array().log();
 }
 
-GaussianMixturePredictive::GaussianMixturePredictive(Eigen::MatrixXd means,
-                                                     Eigen::MatrixXd variances)
-    : GaussianMixturePredictive(
-          means, variances,
-          Eigen::VectorXd::Constant(means.cols(), 1.0 / static_cast<double>(means.cols()))) {}
+GaussianMixturePredictive::GaussianMixturePredictive(Eigen::MatrixXd means, Eigen::MatrixXd variances)
+    : GaussianMixturePredictive(means, variances,
+                                Eigen::VectorXd::Constant(means.cols(), 1.0 / static_cast<double>(means.cols()))) {}
 
-double GaussianMixturePredictive::mean(Eigen::Index i) const {
-  return means_.row(i).dot(weights_);
-}
+double GaussianMixturePredictive::mean(Eigen::Index i) const { return means_.row(i).dot(weights_); }
 
 double GaussianMixturePredictive::variance(Eigen::Index i) const {
   const double m = mean(i);
   // Law of total variance: E[var] + Var[mean].
-  return variances_.row(i).dot(weights_) +
-         (means_.row(i).array() - m).square().matrix().dot(weights_);
+  return variances_.row(i).dot(weights_) + (means_.row(i).array() - m).square().matrix().dot(weights_);
 }
 
 double GaussianMixturePredictive::log_density(Eigen::Index i, double y) const {
@@ -201,20 +198,12 @@ AffinePredictive::AffinePredictive(std::unique_ptr<Predictive> base, double shif
 }
 
 double AffinePredictive::mean(Eigen::Index i) const { return shift_ + scale_ * base_->mean(i); }
-double AffinePredictive::variance(Eigen::Index i) const {
-  return scale_ * scale_ * base_->variance(i);
-}
+double AffinePredictive::variance(Eigen::Index i) const { return scale_ * scale_ * base_->variance(i); }
 double AffinePredictive::log_density(Eigen::Index i, double y) const {
   return base_->log_density(i, (y - shift_) / scale_) - std::log(scale_);
 }
-double AffinePredictive::cdf(Eigen::Index i, double y) const {
-  return base_->cdf(i, (y - shift_) / scale_);
-}
-double AffinePredictive::quantile(Eigen::Index i, double p) const {
-  return shift_ + scale_ * base_->quantile(i, p);
-}
-double AffinePredictive::crps(Eigen::Index i, double y) const {
-  return scale_ * base_->crps(i, (y - shift_) / scale_);
-}
+double AffinePredictive::cdf(Eigen::Index i, double y) const { return base_->cdf(i, (y - shift_) / scale_); }
+double AffinePredictive::quantile(Eigen::Index i, double p) const { return shift_ + scale_ * base_->quantile(i, p); }
+double AffinePredictive::crps(Eigen::Index i, double y) const { return scale_ * base_->crps(i, (y - shift_) / scale_); }
 
 }  // namespace bnn

@@ -61,8 +61,7 @@ class StudentTPredictive final : public Predictive {
 // posterior sample): means and variances are (points x components), weights sum to one.
 class GaussianMixturePredictive final : public Predictive {
  public:
-  GaussianMixturePredictive(Eigen::MatrixXd means, Eigen::MatrixXd variances,
-                            Eigen::VectorXd weights);
+  GaussianMixturePredictive(Eigen::MatrixXd means, Eigen::MatrixXd variances, Eigen::VectorXd weights);
   GaussianMixturePredictive(Eigen::MatrixXd means, Eigen::MatrixXd variances);
   std::string kind() const override { return "gaussian-mixture"; }
   Eigen::Index size() const override { return means_.rows(); }

@@ -16,9 +16,7 @@ std::uint64_t splitmix64(std::uint64_t x) {
 
 double uniform01(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
-double uniform_open01(Rng& rng) {
-  return (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53;
-}
+double uniform_open01(Rng& rng) { return (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53; }
 
 double uniform(Rng& rng, double lo, double hi) { return lo + (hi - lo) * uniform01(rng); }
 
@@ -77,9 +75,7 @@ std::uint64_t hash_bytes(std::string_view bytes, std::uint64_t seed) {
   return splitmix64(h);
 }
 
-std::uint64_t derive_seed(std::uint64_t parent, std::string_view label) {
-  return hash_bytes(label, parent);
-}
+std::uint64_t derive_seed(std::uint64_t parent, std::string_view label) { return hash_bytes(label, parent); }
 
 std::uint64_t derive_seed(std::uint64_t parent, std::uint64_t index) {
   return splitmix64(splitmix64(parent) ^ (index + 0x632BE59BD9B4E019ULL));

@@ -20,9 +20,9 @@ void check_sizes(const MlpShape& s, const Eigen::VectorXd& w, const Eigen::Matri
   if (s.hidden.size() != 1 || s.bias_layout != BiasLayout::in_rows)
     throw std::invalid_argument("two-layer network: the shape must have one hidden layer and the in_rows layout");
   if (w.size() != s.parameter_count() || X.cols() != s.inputs)
-    throw std::invalid_argument("two-layer network: expected " + std::to_string(s.parameter_count()) +
-                                " weights and " + std::to_string(s.inputs) + " inputs, got " +
-                                std::to_string(w.size()) + " and " + std::to_string(X.cols()));
+    throw std::invalid_argument("two-layer network: expected " + std::to_string(s.parameter_count()) + " weights and " +
+                                std::to_string(s.inputs) + " inputs, got " + std::to_string(w.size()) + " and " +
+                                std::to_string(X.cols()));
 }
 
 // Hidden pre-activations a_ni = u_i' x~_n (points x H).
@@ -77,8 +77,8 @@ Eigen::MatrixXd network_jacobian(const MlpShape& s, const Eigen::VectorXd& w, co
   return J;
 }
 
-double squared_error(const MlpShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& X,
-                     const Eigen::VectorXd& y, Eigen::VectorXd* gradient) {
+double squared_error(const MlpShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
+                     Eigen::VectorXd* gradient) {
   check_sizes(s, w, X);
   const auto [D, H, o] = sizes(s);
   const ActivationDerivatives g = activation_derivatives(s.activation, pre_activations(s, w, X), gradient ? 1 : 0);
@@ -86,8 +86,7 @@ double squared_error(const MlpShape& s, const Eigen::VectorXd& w, const Eigen::M
   if (gradient) {
     gradient->resize(s.parameter_count());
     // delta_ni = r_n v_i g'(a_ni), the error at hidden unit i for point n.
-    const Eigen::MatrixXd delta =
-        (residual * w.segment(o, H).transpose()).cwiseProduct(g.slope);
+    const Eigen::MatrixXd delta = (residual * w.segment(o, H).transpose()).cwiseProduct(g.slope);
     Eigen::Map<Eigen::MatrixXd> gradient_u(gradient->data(), D, H);
     gradient_u.topRows(s.inputs).noalias() = X.transpose() * delta;
     if (s.hidden_bias) gradient_u.row(s.inputs) = delta.colwise().sum();
@@ -97,8 +96,8 @@ double squared_error(const MlpShape& s, const Eigen::VectorXd& w, const Eigen::M
   return 0.5 * residual.squaredNorm();
 }
 
-Eigen::MatrixXd squared_error_hessian(const MlpShape& s, const Eigen::VectorXd& w,
-                                      const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
+Eigen::MatrixXd squared_error_hessian(const MlpShape& s, const Eigen::VectorXd& w, const Eigen::MatrixXd& X,
+                                      const Eigen::VectorXd& y) {
   check_sizes(s, w, X);
   const auto [D, H, o] = sizes(s);
   const Eigen::MatrixXd J = network_jacobian(s, w, X);

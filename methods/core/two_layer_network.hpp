@@ -35,12 +35,11 @@ double squared_error(const MlpShape& shape, const Eigen::VectorXd& w, const Eige
                      const Eigen::VectorXd& y, Eigen::VectorXd* gradient = nullptr);
 
 // Exact Hessian of E_D: sum_n J_n J_n' + (f_n - t_n) d^2 f_n / dw dw' (Bishop 1992).
-Eigen::MatrixXd squared_error_hessian(const MlpShape& shape, const Eigen::VectorXd& w,
-                                      const Eigen::MatrixXd& X, const Eigen::VectorXd& y);
+Eigen::MatrixXd squared_error_hessian(const MlpShape& shape, const Eigen::VectorXd& w, const Eigen::MatrixXd& X,
+                                      const Eigen::VectorXd& y);
 
 // Diagonal of the Gauss-Newton (Levenberg-Marquardt) approximation sum_n J_n J_n'.
-Eigen::VectorXd gauss_newton_diagonal(const MlpShape& shape, const Eigen::VectorXd& w,
-                                      const Eigen::MatrixXd& X);
+Eigen::VectorXd gauss_newton_diagonal(const MlpShape& shape, const Eigen::VectorXd& w, const Eigen::MatrixXd& X);
 
 // log p(y | w) + log p(w) at each row of W, for Gaussian noise of precision beta and the prior
 // w ~ N(0, I / alpha): n/2 log(beta / 2 pi) - beta E_D(w) + k/2 log(alpha / 2 pi) - alpha/2 |w|^2.

@@ -9,9 +9,12 @@ namespace bnn::ensemble {
 Eigen::Index Parameterization::size() const {
   const Eigen::Index k = weights;
   switch (form) {
-    case CovarianceForm::full: return k + k + k * (k - 1) / 2;
-    case CovarianceForm::factor: return k + k + k * factors;
-    case CovarianceForm::diagonal: return k + k;
+    case CovarianceForm::full:
+      return k + k + k * (k - 1) / 2;
+    case CovarianceForm::factor:
+      return k + k + k * factors;
+    case CovarianceForm::diagonal:
+      return k + k;
   }
   return 0;
 }
@@ -63,9 +66,9 @@ GaussianQ Parameterization::unpack(const Eigen::VectorXd& theta, double& log_det
   return q;
 }
 
-Eigen::VectorXd Parameterization::chain(const Eigen::VectorXd& theta, const GaussianQ& q,
-                                        const Eigen::VectorXd& d_mean, const Eigen::MatrixXd& d_cov,
-                                        const Eigen::VectorXd& d_variances, double log_det_weight) const {
+Eigen::VectorXd Parameterization::chain(const Eigen::VectorXd& theta, const GaussianQ& q, const Eigen::VectorXd& d_mean,
+                                        const Eigen::MatrixXd& d_cov, const Eigen::VectorXd& d_variances,
+                                        double log_det_weight) const {
   const Eigen::Index k = weights;
   Eigen::VectorXd gradient(size());
   gradient.head(k) = d_mean;

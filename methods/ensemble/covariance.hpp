@@ -28,8 +28,7 @@ struct Parameterization {
   // Gradient with respect to theta of J(m, C) + log_det_weight * log|C|, given dJ/dm and dJ/dC
   // (q.covariance form: symmetric convention, dense; diagonal form: d_variances).
   Eigen::VectorXd chain(const Eigen::VectorXd& theta, const GaussianQ& q, const Eigen::VectorXd& d_mean,
-                        const Eigen::MatrixXd& d_cov, const Eigen::VectorXd& d_variances,
-                        double log_det_weight) const;
+                        const Eigen::MatrixXd& d_cov, const Eigen::VectorXd& d_variances, double log_det_weight) const;
   // Start: the given mean, every marginal variance about `variance`; factor loadings small and
   // random (S = 0 is a stationary point of the bound).
   Eigen::VectorXd initial(const Eigen::VectorXd& mean, double variance, Rng& rng) const;

@@ -10,9 +10,9 @@
 #include "methods/core/minimize.hpp"
 #include "methods/core/normal.hpp"
 #include "methods/core/options.hpp"
-#include "methods/core/two_layer_network.hpp"
 #include "methods/core/parallel_pieces.hpp"
 #include "methods/core/predictive.hpp"
+#include "methods/core/two_layer_network.hpp"
 
 namespace bnn::ensemble {
 namespace {
@@ -281,8 +281,7 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng
   check_training_data(train, name);
   Problem problem;
   problem.layout = Layout{train.X.cols(), o.hidden_units, o.input_bias, o.output_bias};
-  problem.parameterization =
-      Parameterization{o.covariance, problem.layout.size(), o.factors};
+  problem.parameterization = Parameterization{o.covariance, problem.layout.size(), o.factors};
   problem.augmented_X = problem.layout.augment(train.X);
   problem.targets = train.y;
   const Layout& layout = problem.layout;
@@ -296,7 +295,8 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng
     const double u_sd = 1.0 / std::sqrt(static_cast<double>(layout.unit_inputs()));
     const double v_sd = 1.0 / std::sqrt(static_cast<double>(layout.hidden));
     for (int i = 0; i < layout.hidden; ++i) {
-      for (Eigen::Index d = 0; d < layout.unit_inputs(); ++d) mean[layout.u_offset(i) + d] = u_sd * standard_normal(rng);
+      for (Eigen::Index d = 0; d < layout.unit_inputs(); ++d)
+        mean[layout.u_offset(i) + d] = u_sd * standard_normal(rng);
       mean[layout.v_offset(i)] = v_sd * standard_normal(rng);
     }
     initial_states.push_back(problem.parameterization.initial(mean, o.initial_variance, rng));

@@ -37,10 +37,10 @@ struct Options {
   double initial_beta = 0.0;   // 0: the hyperprior mean c d
   double initial_variance = 1e-2;
   Choice<Schedule> schedule = Schedule::joint;
-  int cycles = 100;       // alternations of Q optimization and hyperparameter re-estimation
-  int iterations = 2000;  // L-BFGS iterations per Q optimization
+  int cycles = 100;         // alternations of Q optimization and hyperparameter re-estimation
+  int iterations = 2000;    // L-BFGS iterations per Q optimization
   double tolerance = 1e-7;  // relative change of the bound at which an optimization stops
-  int restarts = 0;       // extra random starts; the start with the highest bound is kept
+  int restarts = 0;         // extra random starts; the start with the highest bound is kept
 
   template <class Visitor>
   void visit(Visitor&& v) {

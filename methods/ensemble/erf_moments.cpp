@@ -25,7 +25,6 @@ double hermite(int n, double x) {
   return current;
 }
 
-
 // Owen's T(h, a) with the limits a -> +-infinity needed at h = 0 (T(0, +-inf) = +-1/4).
 double owens_t_term(double h, double numerator, double denominator) {
   if (h == 0.0) return numerator > 0.0 ? 0.25 : (numerator < 0.0 ? -0.25 : 0.0);
@@ -121,7 +120,8 @@ void fill_from_side(double h, double s, const double* sigma_t, double dt_own, do
   for (int p = 1; p <= kMaxOrder; ++p)
     for (int q = 0; p + q <= kMaxOrder; ++q) {
       double sum = 0.0;
-      for (int l = 0; l <= p - 1; ++l) sum += kBinomial[p - 1][l] * gaussian_factor[p - 1 - l] * own_power[l] * sigma_t[q + l];
+      for (int l = 0; l <= p - 1; ++l)
+        sum += kBinomial[p - 1][l] * gaussian_factor[p - 1 - l] * own_power[l] * sigma_t[q + l];
       (transpose ? table.value[q][p] : table.value[p][q]) = z * sum * other_power[q];
     }
 }

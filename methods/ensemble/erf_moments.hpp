@@ -31,8 +31,7 @@ UnitTable unit_table(double mean, double variance);
 struct PairTable {
   double value[kMaxOrder + 1][kMaxOrder + 1] = {};
 };
-PairTable pair_table(double mean_i, double mean_j, double variance_i, double variance_j,
-                     double covariance_ij);
+PairTable pair_table(double mean_i, double mean_j, double variance_i, double variance_j, double covariance_ij);
 // Tables where unit j (or both units) is the constant 1 of an output bias.
 PairTable pair_table_with_constant(const UnitTable& unit_i);
 PairTable pair_table_constants();

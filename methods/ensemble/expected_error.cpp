@@ -17,8 +17,8 @@ namespace {
 // Moments of one point's unit variables z = (v_1..v_H[, c], a_1..a_H), a_i = u_i' x~, and the
 // gradient of e = 0.5 <(f - t)^2> with respect to them.
 struct PointMoments {
-  Eigen::VectorXd mean;          // z-space
-  Eigen::MatrixXd cov;           // z-space (only the diagonal is used for independent units)
+  Eigen::VectorXd mean;  // z-space
+  Eigen::MatrixXd cov;   // z-space (only the diagonal is used for independent units)
   double f_mean = 0.0, f_second = 0.0;
   Eigen::VectorXd d_mean;
   Eigen::MatrixXd d_cov;
@@ -81,8 +81,7 @@ void point_moments(const ZIndex& z, PointMoments& pm, double target, bool indepe
       Eigen::Matrix4d c = Eigen::Matrix4d::Zero();
       c.topLeftCorner<2, 2>().setConstant(var_v);
       c.bottomRightCorner<2, 2>().setConstant(var_a);
-      const ProductTerm square =
-          product_term(pair_table(m[2], m[2], var_a, var_a, var_a), m, c, with_gradient);
+      const ProductTerm square = product_term(pair_table(m[2], m[2], var_a, var_a, var_a), m, c, with_gradient);
       f_second += square.value;
       if (with_gradient) {
         scatter(0.5, square.d_mean, square.d_cov, {vi, vi, ai, ai}, 4);
@@ -91,8 +90,8 @@ void point_moments(const ZIndex& z, PointMoments& pm, double target, bool indepe
         scatter(weight, linear[i].d_mean, linear[i].d_cov, {vi, ai, -1, -1}, 2);
       }
     }
-    f_second += sum_linear * sum_linear - sum_linear_sq + 2.0 * bias_mean * sum_linear + bias_mean * bias_mean +
-                bias_var;
+    f_second +=
+        sum_linear * sum_linear - sum_linear_sq + 2.0 * bias_mean * sum_linear + bias_mean * bias_mean + bias_var;
     if (with_gradient && z.bias) {
       pm.d_mean[z.v(H)] += (sum_linear + bias_mean) - target;
       pm.d_cov(z.v(H), z.v(H)) += 0.5;
@@ -111,9 +110,12 @@ void point_moments(const ZIndex& z, PointMoments& pm, double target, bool indepe
           for (int s = 0; s < 4; ++s)
             if (index[r] >= 0 && index[s] >= 0) c(r, s) = pm.cov(index[r], index[s]);
         PairTable table;
-        if (i_const) table = pair_table_constants();
-        else if (j_const) table = pair_table_with_constant(units[i]);
-        else table = pair_table(m[2], m[3], c(2, 2), c(3, 3), c(2, 3));
+        if (i_const)
+          table = pair_table_constants();
+        else if (j_const)
+          table = pair_table_with_constant(units[i]);
+        else
+          table = pair_table(m[2], m[3], c(2, 2), c(3, 3), c(2, 3));
         const ProductTerm term = product_term(table, m, c, with_gradient);
         const double weight = i == j ? 1.0 : 2.0;
         f_second += weight * term.value;
@@ -155,8 +157,7 @@ void unit_moments(const Layout& layout, const ZIndex& z, const GaussianQ& q, con
     cov_times_x.col(i).noalias() = q.covariance.middleCols(layout.u_offset(i), D) * x.transpose();
   const int V = H + (layout.output_bias ? 1 : 0);
   for (int i = 0; i < H; ++i) {
-    for (int j = 0; j < H; ++j)
-      pm.cov(z.a(i), z.a(j)) = x.dot(cov_times_x.col(i).segment(layout.u_offset(j), D));
+    for (int j = 0; j < H; ++j) pm.cov(z.a(i), z.a(j)) = x.dot(cov_times_x.col(i).segment(layout.u_offset(j), D));
     for (int j = 0; j < V; ++j) {
       const Eigen::Index vj = j < H ? layout.v_offset(j) : layout.bias_offset();
       pm.cov(z.a(i), z.v(j)) = pm.cov(z.v(j), z.a(i)) = cov_times_x(vj, i);
@@ -182,8 +183,10 @@ ExpectedError expected_squared_error(const Layout& layout, const Eigen::MatrixXd
   ExpectedError result;
   if (with_gradient) {
     result.d_mean.setZero(k);
-    if (diagonal) result.d_variances.setZero(k);
-    else result.d_cov.setZero(k, k);
+    if (diagonal)
+      result.d_variances.setZero(k);
+    else
+      result.d_cov.setZero(k, k);
   }
   // Points are processed in chunks; the covariance gradient of a chunk is gathered per pair of
   // hidden units as X' diag(g) X products.
@@ -251,8 +254,8 @@ ExpectedError expected_squared_error(const Layout& layout, const Eigen::MatrixXd
   return result;
 }
 
-void output_moments(const Layout& layout, const Eigen::MatrixXd& augmented_X, const GaussianQ& q,
-                    Eigen::VectorXd& mean, Eigen::VectorXd& second_moment) {
+void output_moments(const Layout& layout, const Eigen::MatrixXd& augmented_X, const GaussianQ& q, Eigen::VectorXd& mean,
+                    Eigen::VectorXd& second_moment) {
   const ZIndex z{layout.hidden, layout.output_bias};
   PointMoments pm;
   Eigen::MatrixXd cov_times_x;

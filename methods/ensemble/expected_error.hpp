@@ -46,7 +46,7 @@ ExpectedError expected_squared_error(const Layout& layout, const Eigen::MatrixXd
                                      const Eigen::VectorXd& targets, const GaussianQ& q, bool with_gradient);
 
 // Predictive moments <f(x)> and <f(x)^2> under Q at the rows of augmented_X.
-void output_moments(const Layout& layout, const Eigen::MatrixXd& augmented_X, const GaussianQ& q,
-                    Eigen::VectorXd& mean, Eigen::VectorXd& second_moment);
+void output_moments(const Layout& layout, const Eigen::MatrixXd& augmented_X, const GaussianQ& q, Eigen::VectorXd& mean,
+                    Eigen::VectorXd& second_moment);
 
 }  // namespace bnn::ensemble

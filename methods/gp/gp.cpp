@@ -54,8 +54,10 @@ Eigen::VectorXd to_log_vector(const Hyperparameters& h, bool ard) {
   Eigen::VectorXd theta(inputs + 3);
   theta[0] = std::log(h.kernel.signal_variance);
   theta[1] = std::log(h.kernel.bias_variance);
-  if (ard) theta.segment(2, inputs) = h.kernel.input_variances.array().log();
-  else theta[2] = std::log(h.kernel.input_variances.size() ? h.kernel.input_variances[0] : 1.0);
+  if (ard)
+    theta.segment(2, inputs) = h.kernel.input_variances.array().log();
+  else
+    theta[2] = std::log(h.kernel.input_variances.size() ? h.kernel.input_variances[0] : 1.0);
   theta[inputs + 2] = std::log(h.noise_variance);
   return theta;
 }
@@ -70,8 +72,8 @@ Hyperparameters from_log_vector(const Eigen::VectorXd& theta, Eigen::Index input
   return h;
 }
 
-Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
-                                 const Eigen::VectorXd& theta, bool ard, bool with_gradient) {
+Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& theta,
+                                 bool ard, bool with_gradient) {
   Evidence e;
   const Eigen::Index n = X.rows();
   const Hyperparameters h = from_log_vector(theta, X.cols(), ard);
@@ -83,8 +85,8 @@ Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd
     return e;
   }
   Eigen::VectorXd alpha = C.triangularView<Eigen::Lower>().solve(y);
-  e.log_marginal_likelihood = -0.5 * alpha.squaredNorm() - C.diagonal().array().log().sum() -
-                              0.5 * static_cast<double>(n) * kLog2PiOfDouble;
+  e.log_marginal_likelihood =
+      -0.5 * alpha.squaredNorm() - C.diagonal().array().log().sum() - 0.5 * static_cast<double>(n) * kLog2PiOfDouble;
   if (!with_gradient) return e;
   C.triangularView<Eigen::Lower>().transpose().solveInPlace(alpha);  // alpha = C^-1 y
   // d log p / d theta = tr(W dC/dtheta), W = (alpha alpha' - C^-1) / 2 (Rasmussen & Williams
@@ -100,14 +102,18 @@ Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd
   e.gradient[0] = 0.5 * (y.dot(alpha) - static_cast<double>(n)) - h.noise_variance * trace_w;
   const NnKernelGradient g = nn_kernel_contract(X, h.kernel, terms, W);
   e.gradient[1] = g.log_bias_variance;
-  if (ard) e.gradient.segment(2, X.cols()) = g.log_input_variances;
-  else e.gradient[2] = g.log_input_variances.sum();
+  if (ard)
+    e.gradient.segment(2, X.cols()) = g.log_input_variances;
+  else
+    e.gradient[2] = g.log_input_variances.sum();
   return e;
 }
 
-Model::Model(Eigen::MatrixXd X, Hyperparameters h, Eigen::MatrixXd cholesky, Eigen::VectorXd alpha,
-             FitReport report)
-    : ModelBase(std::move(report)), X_(std::move(X)), h_(std::move(h)), cholesky_(std::move(cholesky)),
+Model::Model(Eigen::MatrixXd X, Hyperparameters h, Eigen::MatrixXd cholesky, Eigen::VectorXd alpha, FitReport report)
+    : ModelBase(std::move(report)),
+      X_(std::move(X)),
+      h_(std::move(h)),
+      cholesky_(std::move(cholesky)),
       alpha_(std::move(alpha)) {}
 
 std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
@@ -126,7 +132,8 @@ Model condition(const RegressionData& train, const Hyperparameters& h, FitReport
     report.status = FitStatus::numerical_error;
     report.message = "the kernel matrix is not positive definite even with jitter";
   }
-  if (jitter > 0) report.warnings.push_back("jitter " + option_detail::format_double(jitter) + " added to the kernel diagonal");
+  if (jitter > 0)
+    report.warnings.push_back("jitter " + option_detail::format_double(jitter) + " added to the kernel diagonal");
   Eigen::VectorXd alpha = C.triangularView<Eigen::Lower>().solve(train.y);
   C.triangularView<Eigen::Lower>().transpose().solveInPlace(alpha);
   return Model(train.X, h, std::move(C), std::move(alpha), std::move(report));
@@ -207,21 +214,23 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng
   std::vector<StartResult> results(random_starts.size() + 1);
   long shared_iterations = 0, shared_evaluations = 0;
   FitReport report;
-  report.cpu_seconds_elsewhere = run_pieces(static_cast<int>(results.size()), [&](int piece) {
-    if (piece > 0) {
-      const Eigen::VectorXd& start = random_starts[static_cast<std::size_t>(piece - 1)];
-      results[static_cast<std::size_t>(piece)] = optimize(train.X, train.y, options.ard, start, options);
-      return;
-    }
-    const StartResult shared = optimize(train.X, train.y, false, to_log_vector(initial, false), options);
-    if (!options.ard) {
-      results[0] = shared;
-      return;
-    }
-    shared_iterations = shared.iterations;
-    shared_evaluations = shared.evaluations;
-    results[0] = optimize(train.X, train.y, true, to_log_vector(from_log_vector(shared.theta, d, false), true), options);
-  }).cpu_seconds_elsewhere;
+  report.cpu_seconds_elsewhere =
+      run_pieces(static_cast<int>(results.size()), [&](int piece) {
+        if (piece > 0) {
+          const Eigen::VectorXd& start = random_starts[static_cast<std::size_t>(piece - 1)];
+          results[static_cast<std::size_t>(piece)] = optimize(train.X, train.y, options.ard, start, options);
+          return;
+        }
+        const StartResult shared = optimize(train.X, train.y, false, to_log_vector(initial, false), options);
+        if (!options.ard) {
+          results[0] = shared;
+          return;
+        }
+        shared_iterations = shared.iterations;
+        shared_evaluations = shared.evaluations;
+        results[0] =
+            optimize(train.X, train.y, true, to_log_vector(from_log_vector(shared.theta, d, false), true), options);
+      }).cpu_seconds_elsewhere;
   long iterations = shared_iterations, evaluations = shared_evaluations;
   std::size_t best = 0;
   for (std::size_t i = 0; i < results.size(); ++i) {

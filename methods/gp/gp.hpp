@@ -58,8 +58,8 @@ struct Evidence {
   double jitter = 0.0;
   bool ok = true;
 };
-Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
-                                 const Eigen::VectorXd& theta, bool ard, bool with_gradient = true);
+Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& theta,
+                                 bool ard, bool with_gradient = true);
 
 class Model final : public ModelBase {
  public:

@@ -58,8 +58,8 @@ Eigen::VectorXd nn_kernel_diagonal(const Eigen::MatrixXd& X, const NnKernelParam
   return (p.signal_variance * kTwoOverPi) * (1.0 - r.array().square()).unaryExpr(VectorizedAsin{}).matrix();
 }
 
-NnKernelGradient nn_kernel_contract(const Eigen::MatrixXd& X, const NnKernelParams& p,
-                                    const NnKernelTerms& t, Eigen::MatrixXd& W) {
+NnKernelGradient nn_kernel_contract(const Eigen::MatrixXd& X, const NnKernelParams& p, const NnKernelTerms& t,
+                                    Eigen::MatrixXd& W) {
   NnKernelGradient g;
   // dk/dz = sf2 (2/pi) / sqrt(1 - z^2); dz_ij/dS_kk = 2 x_ik x_jk r_i r_j - z_ij (x_ik^2 r_i^2 + x_jk^2 r_j^2).
   // One pass over the lower triangle: G = W o dk/dz, v = (G o Z) 1 (G o Z is symmetric: a

@@ -9,8 +9,8 @@
 namespace bnn::gp {
 
 struct NnKernelParams {
-  double signal_variance = 1.0;   // sf2: variance of the output weights (scaled)
-  double bias_variance = 1.0;     // S_00
+  double signal_variance = 1.0;     // sf2: variance of the output weights (scaled)
+  double bias_variance = 1.0;       // S_00
   Eigen::VectorXd input_variances;  // S_kk, k = 1..d (all equal for the shared-scale GP)
 };
 
@@ -18,14 +18,13 @@ struct NnKernelParams {
 // Both n x n matrices are symmetric and only their lower triangles are computed: the strict
 // upper triangles are unspecified (use selfadjointView<Eigen::Lower>() for the full matrix).
 struct NnKernelTerms {
-  Eigen::MatrixXd z;        // n x n, lower triangle
-  Eigen::VectorXd r;        // 1 / sqrt(1 + 2 u_i'S u_i)
-  Eigen::MatrixXd kernel;   // sf2 (2/pi) asin(z), lower triangle
+  Eigen::MatrixXd z;       // n x n, lower triangle
+  Eigen::VectorXd r;       // 1 / sqrt(1 + 2 u_i'S u_i)
+  Eigen::MatrixXd kernel;  // sf2 (2/pi) asin(z), lower triangle
 };
 
 NnKernelTerms nn_kernel_terms(const Eigen::MatrixXd& X, const NnKernelParams& p);
-Eigen::MatrixXd nn_kernel_cross(const Eigen::MatrixXd& X_test, const Eigen::MatrixXd& X_train,
-                                const NnKernelParams& p);
+Eigen::MatrixXd nn_kernel_cross(const Eigen::MatrixXd& X_test, const Eigen::MatrixXd& X_train, const NnKernelParams& p);
 Eigen::VectorXd nn_kernel_diagonal(const Eigen::MatrixXd& X, const NnKernelParams& p);
 
 // Gradients of sum_ij W_ij k(x_i, x_j) with respect to log(bias_variance) and
@@ -37,7 +36,7 @@ struct NnKernelGradient {
   double log_bias_variance = 0.0;
   Eigen::VectorXd log_input_variances;
 };
-NnKernelGradient nn_kernel_contract(const Eigen::MatrixXd& X, const NnKernelParams& p,
-                                    const NnKernelTerms& terms, Eigen::MatrixXd& W);
+NnKernelGradient nn_kernel_contract(const Eigen::MatrixXd& X, const NnKernelParams& p, const NnKernelTerms& terms,
+                                    Eigen::MatrixXd& W);
 
 }  // namespace bnn::gp

@@ -35,7 +35,9 @@ struct VectorizedAsin {
   }
   double operator()(double x) const { return eval(x); }
   template <class Packet>
-  Packet packetOp(const Packet& x) const { return eval(x); }
+  Packet packetOp(const Packet& x) const {
+    return eval(x);
+  }
 };
 
 }  // namespace bnn::gp

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "methods/core/minimize.hpp"
 #include "hmc.hpp"
+#include "methods/core/minimize.hpp"
 #include "sampler.hpp"
 
 namespace bnn::hmc {
@@ -151,7 +151,9 @@ class Replica {
   }
 
   double beta() const { return beta_; }
-  double log_likelihood() const { return -0.5 * n_ * std::log(2.0 * std::numbers::pi / noise_precision) - noise_precision * squared_error; }
+  double log_likelihood() const {
+    return -0.5 * n_ * std::log(2.0 * std::numbers::pi / noise_precision) - noise_precision * squared_error;
+  }
 
   // The state a swap exchanges: weights, precisions, noise precision, the common variance.
   void swap_state(Replica& other) {

@@ -68,8 +68,7 @@ ChainMoments chain_moments(const Chains& c) {
 double basic_rhat(const Chains& c) {
   if (!usable(c)) return std::numeric_limits<double>::quiet_NaN();
   const ChainMoments cm = chain_moments(c);
-  if (cm.within <= 0.0)
-    return cm.var_plus > 0.0 ? std::numeric_limits<double>::infinity() : 1.0;
+  if (cm.within <= 0.0) return cm.var_plus > 0.0 ? std::numeric_limits<double>::infinity() : 1.0;
   return std::sqrt(cm.var_plus / cm.within);
 }
 

@@ -95,7 +95,8 @@ PriorGroups make_prior_groups(const MlpShape& shape, const Options& o) {
                static_cast<double>(inputs));
       } else {
         // Output weights: variance scale^2 / units, so the prior of f stays put as units grow.
-        assign(w0, inputs, add_group("output weights", o.output_prior_scale), L == 0 ? 1.0 : static_cast<double>(inputs));
+        assign(w0, inputs, add_group("output weights", o.output_prior_scale),
+               L == 0 ? 1.0 : static_cast<double>(inputs));
       }
       assign(shape.bias_offset(l), units,
              add_group(output ? "output bias" : "layer " + std::to_string(l + 1) + " biases", o.bias_prior_scale), 1.0);
@@ -136,8 +137,10 @@ double draw_common_variance(const PriorGroups& groups, const Eigen::VectorXd& pr
   while (upper - lower > 1e-12 * (1.0 + std::abs(v0))) {
     const double v = lower + (upper - lower) * uniform01(rng);
     if (log_density(v) >= level) return std::exp(v);
-    if (v < v0) lower = v;
-    else upper = v;
+    if (v < v0)
+      lower = v;
+    else
+      upper = v;
   }
   return u;  // the interval shrank onto the current point
 }
@@ -164,7 +167,8 @@ constexpr const char* kName = "nn-mc";
 
 Eigen::VectorXd prior_precisions(const PriorGroups& groups, const Eigen::VectorXd& precision) {
   Eigen::VectorXd p(groups.multiplier.size());
-  for (Eigen::Index i = 0; i < p.size(); ++i) p[i] = groups.multiplier[i] * precision[groups.group[static_cast<std::size_t>(i)]];
+  for (Eigen::Index i = 0; i < p.size(); ++i)
+    p[i] = groups.multiplier[i] * precision[groups.group[static_cast<std::size_t>(i)]];
   return p;
 }
 
@@ -200,7 +204,8 @@ double gaussian_log_likelihood(double squared_error_half, double noise_variance,
 
 namespace {
 
-Chains per_chain(const std::vector<ChainResult>& chains, const std::function<double(const ChainResult&, std::size_t)>& value) {
+Chains per_chain(const std::vector<ChainResult>& chains,
+                 const std::function<double(const ChainResult&, std::size_t)>& value) {
   Chains out;
   for (const auto& c : chains) {
     std::vector<double> v;
@@ -230,8 +235,8 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng
   // each has its own seed and slot, so the result does not depend on it.
   const PiecesReport pieces = run_pieces(options.chains, [&](int c) {
     try {
-      chains[static_cast<std::size_t>(c)] =
-          run_chain(shape, groups, train, options, diagnostic_inputs, derive_seed(base_seed, static_cast<std::uint64_t>(c)));
+      chains[static_cast<std::size_t>(c)] = run_chain(shape, groups, train, options, diagnostic_inputs,
+                                                      derive_seed(base_seed, static_cast<std::uint64_t>(c)));
     } catch (const std::exception& e) {
       chains[static_cast<std::size_t>(c)].error = e.what();
     }
@@ -293,13 +298,13 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng
   d.emplace_back("rhat_noise", split_rhat(noise));
   d.emplace_back("rhat_train_pred_max", rhat_pred);
   d.emplace_back("ess_train_pred_min", ess_pred);
-  for (Eigen::Index g = 0; g < precisions.size(); ++g)
-  {
+  for (Eigen::Index g = 0; g < precisions.size(); ++g) {
     std::string name = "sd." + groups.names[static_cast<std::size_t>(g)];  // posterior mean precision as an sd
     std::replace(name.begin(), name.end(), ' ', '_');
     d.emplace_back(name, 1.0 / std::sqrt(precisions[g]));
   }
-  if (!groups.linked.empty()) d.emplace_back("sd.inputs_common", std::sqrt(common_variance));  // posterior mean u as an sd
+  if (!groups.linked.empty())
+    d.emplace_back("sd.inputs_common", std::sqrt(common_variance));  // posterior mean u as an sd
   if (options.tempering_replicas > 1) {
     double swap_rate = 0.0;
     for (const auto& c : good) swap_rate += c.swap_rate / static_cast<double>(good.size());
@@ -381,8 +386,9 @@ std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
     std::erase_if(d, [](const auto& kv) { return kv.first.starts_with("rhat_pred_") || kv.first == "ess_pred_min"; });
     d.emplace_back("rhat_pred_max", rhat);
     d.emplace_back("rhat_pred_median", rhats[rhats.size() / 2]);
-    d.emplace_back("rhat_pred_above_1.1", static_cast<double>(std::count_if(rhats.begin(), rhats.end(), [](double r) { return r > 1.1; })) /
-                                              static_cast<double>(rhats.size()));
+    d.emplace_back("rhat_pred_above_1.1",
+                   static_cast<double>(std::count_if(rhats.begin(), rhats.end(), [](double r) { return r > 1.1; })) /
+                       static_cast<double>(rhats.size()));
     d.emplace_back("ess_pred_min", ess);
     const std::string warning = "R-hat of predictions is above 1.1";
     if (rhat > 1.1 && std::find(extended.warnings.begin(), extended.warnings.end(), warning) == extended.warnings.end())

@@ -9,8 +9,8 @@
 // software and MCMCstuff) -- or, by default, the trajectory targets the weights with all
 // precisions integrated out (Gamma-Gaussian gives Student-t forms) and the precisions are
 // then drawn from their conditionals: the same posterior, but the alternation of precisions
-// and weights mixes slowly (see the issue notes for measurements on housing). Several chains from dispersed starts; predictions are the
-// Gaussian mixture over the kept draws, so the log predictive density is a log-mean-exp.
+// and weights mixes slowly (see the issue notes for measurements on housing). Several chains from dispersed starts;
+// predictions are the Gaussian mixture over the kept draws, so the log predictive density is a log-mean-exp.
 //
 // A Gamma(shape a, rate b) prior on a precision is given by its shape and a "scale" s, the
 // prior's typical standard deviation of the weights: b = a s^2, so E[precision] = 1 / s^2.
@@ -18,16 +18,16 @@
 #include <string>
 #include <vector>
 
+#include "methods/core/mlp.hpp"
 #include "methods/core/model.hpp"
 #include "methods/core/rng.hpp"
-#include "methods/core/mlp.hpp"
 
 namespace bnn::hmc {
 
 enum class PriorKind { ard, ard2, layer, shared };
 constexpr std::array<ChoiceName<PriorKind>, 4> choice_names(PriorKind) {
-  return {{{PriorKind::ard, "ard"}, {PriorKind::ard2, "ard2"}, {PriorKind::layer, "layer"},
-           {PriorKind::shared, "shared"}}};
+  return {
+      {{PriorKind::ard, "ard"}, {PriorKind::ard2, "ard2"}, {PriorKind::layer, "layer"}, {PriorKind::shared, "shared"}}};
 }
 enum class HyperparameterUpdate { gibbs, integrated };
 constexpr std::array<ChoiceName<HyperparameterUpdate>, 2> choice_names(HyperparameterUpdate) {
@@ -161,18 +161,18 @@ struct Draw {
 };
 
 struct ChainResult {
-  std::vector<Draw> draws;                 // kept draws after warm-up
-  std::vector<double> log_likelihood;      // training log-likelihood of each kept draw
+  std::vector<Draw> draws;                  // kept draws after warm-up
+  std::vector<double> log_likelihood;       // training log-likelihood of each kept draw
   std::vector<Eigen::VectorXd> diagnostic;  // outputs at the diagnostic points, per kept draw
   double step = 0.0;
   double accept_rate = 0.0;  // after warm-up
   long divergent = 0, divergent_warmup = 0;
-  Eigen::VectorXd mean_precisions;  // per group, after warm-up
+  Eigen::VectorXd mean_precisions;    // per group, after warm-up
   double mean_common_variance = 0.0;  // prior = ard2: the inputs' common variance, after warm-up
-  double initial_rmse = 0.0;         // training RMSE after the initial optimization
-  long initial_evaluations = 0;      // gradient evaluations it used
-  double swap_rate = 0.0;            // tempering: accepted / proposed swaps
-  std::string error;                // non-empty if the chain failed
+  double initial_rmse = 0.0;          // training RMSE after the initial optimization
+  long initial_evaluations = 0;       // gradient evaluations it used
+  double swap_rate = 0.0;             // tempering: accepted / proposed swaps
+  std::string error;                  // non-empty if the chain failed
 };
 
 // One chain: `seed` fixes its start and its whole random stream.

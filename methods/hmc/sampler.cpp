@@ -25,8 +25,8 @@ bool leapfrog(const Potential& potential, const Eigen::VectorXd& inverse_metric,
   return true;
 }
 
-TransitionInfo hmc_transition(const Potential& potential, const Eigen::VectorXd& inverse_metric,
-                              double step, int steps, double jitter, PhasePoint& current, Rng& rng) {
+TransitionInfo hmc_transition(const Potential& potential, const Eigen::VectorXd& inverse_metric, double step, int steps,
+                              double jitter, PhasePoint& current, Rng& rng) {
   TransitionInfo info;
   PhasePoint proposal = current;
   proposal.p.resize(current.q.size());  // fresh momenta: the caller's p need not be sized
@@ -49,8 +49,8 @@ TransitionInfo hmc_transition(const Potential& potential, const Eigen::VectorXd&
   return info;
 }
 
-double find_initial_step(const Potential& potential, const Eigen::VectorXd& inverse_metric,
-                         const PhasePoint& current, double step, Rng& rng) {
+double find_initial_step(const Potential& potential, const Eigen::VectorXd& inverse_metric, const PhasePoint& current,
+                         double step, Rng& rng) {
   const auto accept = [&](double eps) {
     PhasePoint trial = current;
     trial.p.resize(current.q.size());
@@ -109,9 +109,7 @@ WarmupSchedule::WarmupSchedule(long warmup) {
   }
 }
 
-bool WarmupSchedule::collecting(long iteration) const {
-  return iteration >= init_buffer_ && iteration < term_start_;
-}
+bool WarmupSchedule::collecting(long iteration) const { return iteration >= init_buffer_ && iteration < term_start_; }
 
 bool WarmupSchedule::window_end(long iteration) const {
   return std::find(ends_.begin(), ends_.end(), iteration + 1) != ends_.end();

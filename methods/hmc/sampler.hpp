@@ -35,13 +35,13 @@ struct TransitionInfo {
 
 // One HMC transition from `current` (whose potential and gradient must be up to date).
 // The step is jittered uniformly by +-`jitter` (a fraction) to avoid periodic trajectories.
-TransitionInfo hmc_transition(const Potential& potential, const Eigen::VectorXd& inverse_metric,
-                              double step, int steps, double jitter, PhasePoint& current, Rng& rng);
+TransitionInfo hmc_transition(const Potential& potential, const Eigen::VectorXd& inverse_metric, double step, int steps,
+                              double jitter, PhasePoint& current, Rng& rng);
 
 // Hoffman & Gelman (2014), Algorithm 4: doubles or halves `step` until the acceptance
 // probability of one leapfrog step from `current` crosses 1/2.
-double find_initial_step(const Potential& potential, const Eigen::VectorXd& inverse_metric,
-                         const PhasePoint& current, double step, Rng& rng);
+double find_initial_step(const Potential& potential, const Eigen::VectorXd& inverse_metric, const PhasePoint& current,
+                         double step, Rng& rng);
 
 // Dual averaging of log(step) towards the target acceptance probability.
 class StepSizeAdapter {
@@ -49,7 +49,7 @@ class StepSizeAdapter {
   explicit StepSizeAdapter(double target_accept = 0.8) : target_(target_accept) {}
   void restart(double step);
   double update(double accept_probability);  // returns the next step to try
-  double final_step() const;                  // the averaged step, used after warm-up
+  double final_step() const;                 // the averaged step, used after warm-up
 
  private:
   double target_, mu_ = 0.0, log_step_ = 0.0, log_step_bar_ = 0.0, h_bar_ = 0.0;
@@ -61,8 +61,8 @@ class StepSizeAdapter {
 class WarmupSchedule {
  public:
   explicit WarmupSchedule(long warmup);
-  bool collecting(long iteration) const;    // draw enters the current metric window
-  bool window_end(long iteration) const;    // update the metric after this iteration
+  bool collecting(long iteration) const;  // draw enters the current metric window
+  bool window_end(long iteration) const;  // update the metric after this iteration
 
  private:
   long init_buffer_ = 0, term_start_ = 0;

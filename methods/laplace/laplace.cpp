@@ -70,8 +70,7 @@ struct Start {
   std::string error;
 };
 
-Start run_start(const MlpShape& shape, const RegressionData& train, const Options& options,
-                Eigen::VectorXd weights) {
+Start run_start(const MlpShape& shape, const RegressionData& train, const Options& options, Eigen::VectorXd weights) {
   Start start;
   double alpha = options.initial_alpha, beta = options.initial_beta;
   double alpha_step = 0.0, beta_step = 0.0;  // last changes of log alpha and log beta
@@ -170,18 +169,18 @@ double effective_parameters(const Eigen::VectorXd& eigenvalues, double alpha) {
   return (lambda / (lambda + alpha)).sum();
 }
 
-Hyperparameters reestimate(const Eigen::VectorXd& eigenvalues, double alpha, double weight_norm2,
-                           double squared_error, Eigen::Index n, const Options& options) {
+Hyperparameters reestimate(const Eigen::VectorXd& eigenvalues, double alpha, double weight_norm2, double squared_error,
+                           Eigen::Index n, const Options& options) {
   Hyperparameters h;
   h.gamma = effective_parameters(eigenvalues, alpha);
   h.alpha = (h.gamma + 2.0 * options.alpha_shape) / (weight_norm2 + 2.0 * options.alpha_rate);
-  h.beta = (static_cast<double>(n) - h.gamma + 2.0 * options.beta_shape) /
-           (2.0 * squared_error + 2.0 * options.beta_rate);
+  h.beta =
+      (static_cast<double>(n) - h.gamma + 2.0 * options.beta_shape) / (2.0 * squared_error + 2.0 * options.beta_rate);
   return h;
 }
 
-Posterior laplace_posterior(const MlpShape& shape, const RegressionData& train, Eigen::VectorXd weights,
-                            double alpha, double beta, bool diagonal) {
+Posterior laplace_posterior(const MlpShape& shape, const RegressionData& train, Eigen::VectorXd weights, double alpha,
+                            double beta, bool diagonal) {
   Posterior p;
   p.weights = std::move(weights);
   p.alpha = alpha;
@@ -233,9 +232,9 @@ std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
     variance = Eigen::VectorXd::Constant(X.rows(), std::numeric_limits<double>::quiet_NaN());
   } else {
     const Eigen::MatrixXd J = network_jacobian(shape_, p.weights, X);  // rows are g' = (df/dw)'
-    const Eigen::VectorXd weight_variance =
-        p.diagonal ? Eigen::VectorXd(J.array().square().matrix() * p.covariance_diagonal)
-                   : Eigen::VectorXd((J * p.covariance_factor).rowwise().squaredNorm());
+    const Eigen::VectorXd weight_variance = p.diagonal
+                                                ? Eigen::VectorXd(J.array().square().matrix() * p.covariance_diagonal)
+                                                : Eigen::VectorXd((J * p.covariance_factor).rowwise().squaredNorm());
     variance = weight_variance.array() + 1.0 / p.beta;
   }
   return std::make_unique<GaussianPredictive>(mean, variance);
@@ -297,8 +296,9 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng
     report.warnings.push_back("gamma reached the number of points in " + std::to_string(chosen.beta_kept) +
                               " re-estimations; beta kept its previous value there");
   if (p.projected)
-    report.warnings.push_back("A = beta H + alpha I was not positive definite at the mode; its eigenvalues were "
-                              "floored at alpha");
+    report.warnings.push_back(
+        "A = beta H + alpha I was not positive definite at the mode; its eigenvalues were "
+        "floored at alpha");
   const double gradient_tolerance = 1e-3 * std::max(1.0, p.weights.norm());
   if (p.ok && !(chosen.gradient_norm <= gradient_tolerance))
     report.warnings.push_back("the final mode search stopped with objective gradient norm " +

@@ -74,8 +74,7 @@ struct Options {
   void visit(Visitor&& v) {
     v("hidden_units", hidden_units, "hidden units H of the two-layer network");
     v("activation", activation, "hidden-unit nonlinearity: erf (erf(a/sqrt2), Barber & Bishop) or tanh");
-    v("hessian", hessian,
-      "curvature of the data error: exact (full Hessian) or diagonal-gn (diagonal Gauss-Newton)");
+    v("hessian", hessian, "curvature of the data error: exact (full Hessian) or diagonal-gn (diagonal Gauss-Newton)");
     v("input_bias", input_bias, "hidden-unit biases (a constant input of 1)");
     v("output_bias", output_bias, "bias on the network output");
     v("initial_alpha", initial_alpha, "start value of the weight prior precision alpha");
@@ -84,8 +83,7 @@ struct Options {
     v("alpha_rate", alpha_rate, "rate of the Gamma hyperprior on alpha");
     v("beta_shape", beta_shape, "shape of the Gamma hyperprior on beta (0 with rate 0: flat in log beta, MacKay)");
     v("beta_rate", beta_rate, "rate of the Gamma hyperprior on beta");
-    v("evidence_iterations", evidence_iterations,
-      "most re-estimations of alpha and beta (0: keep the initial values)");
+    v("evidence_iterations", evidence_iterations, "most re-estimations of alpha and beta (0: keep the initial values)");
     v("map_iterations", map_iterations, "L-BFGS iterations per search for the posterior mode");
     v("restarts", restarts, "random starts besides the first; the highest log evidence is kept");
   }
@@ -116,27 +114,27 @@ struct Hyperparameters {
 // of log alpha and log beta: a Gamma(a, b) density on alpha is alpha^a exp(-b alpha) on log
 // alpha, so a = b = 0 (p(alpha) ~ 1/alpha, flat in log alpha) gives MacKay's gamma / |w|^2 and
 // (N - gamma) / (2 E_D). (The mode in alpha itself would have a - 1 in place of a.)
-Hyperparameters reestimate(const Eigen::VectorXd& eigenvalues, double alpha, double weight_norm2,
-                           double squared_error, Eigen::Index n, const Options& options);
+Hyperparameters reestimate(const Eigen::VectorXd& eigenvalues, double alpha, double weight_norm2, double squared_error,
+                           Eigen::Index n, const Options& options);
 
 // The Laplace posterior N(weights, A^-1) at given weights and hyperparameters.
 struct Posterior {
   Eigen::VectorXd weights;
   double alpha = 0.0;
   double beta = 0.0;
-  double squared_error = 0.0;       // E_D at the weights
-  Eigen::VectorXd eigenvalues;      // of beta H_D (diagonal-gn: its diagonal)
+  double squared_error = 0.0;   // E_D at the weights
+  Eigen::VectorXd eigenvalues;  // of beta H_D (diagonal-gn: its diagonal)
   double gamma = 0.0;
   Eigen::Index negative_eigenvalues = 0;
-  bool projected = false;           // A was not positive definite and was floored
+  bool projected = false;  // A was not positive definite and was floored
   double log_evidence = 0.0;
   bool diagonal = false;
-  Eigen::MatrixXd covariance_factor;   // exact: A^-1 = S S'
+  Eigen::MatrixXd covariance_factor;    // exact: A^-1 = S S'
   Eigen::VectorXd covariance_diagonal;  // diagonal-gn: 1 / A_ii
   bool ok = true;                       // false if anything was not finite
 };
-Posterior laplace_posterior(const MlpShape& shape, const RegressionData& train, Eigen::VectorXd weights,
-                            double alpha, double beta, bool diagonal);
+Posterior laplace_posterior(const MlpShape& shape, const RegressionData& train, Eigen::VectorXd weights, double alpha,
+                            double beta, bool diagonal);
 
 class Model final : public ModelBase {
  public:

@@ -52,11 +52,9 @@ Posterior posterior(const RegressionData& train, const Options& options, double 
   const Eigen::MatrixXd L = post.precision_cholesky.matrixL();
   const double log_det_posterior = 2.0 * L.diagonal().array().log().sum();
   const double log_det_prior = prior_diag.array().log().sum();
-  post.log_evidence = -0.5 * n * kLog2PiOfDouble +
-                      0.5 * (log_det_prior - log_det_posterior) +
-                      options.noise_shape * std::log(options.noise_rate) -
-                      post.shape * std::log(post.rate) + std::lgamma(post.shape) -
-                      std::lgamma(options.noise_shape);
+  post.log_evidence = -0.5 * n * kLog2PiOfDouble + 0.5 * (log_det_prior - log_det_posterior) +
+                      options.noise_shape * std::log(options.noise_rate) - post.shape * std::log(post.rate) +
+                      std::lgamma(post.shape) - std::lgamma(options.noise_shape);
   return post;
 }
 
@@ -71,8 +69,8 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& /*r
       return -posterior(train, options, std::exp(log_alpha)).log_evidence;
     };
     boost::uintmax_t iterations = 200;
-    const auto [best_log_alpha, value] = boost::math::tools::brent_find_minima(
-        negative_evidence, std::log(1e-8), std::log(1e8), 40, iterations);
+    const auto [best_log_alpha, value] =
+        boost::math::tools::brent_find_minima(negative_evidence, std::log(1e-8), std::log(1e8), 40, iterations);
     (void)value;
     alpha = std::exp(best_log_alpha);
     report.iterations = static_cast<long>(iterations);
@@ -97,8 +95,7 @@ std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   // scale^2 = (b_n / a_n) (1 + x' Lambda_n^-1 x), with dof = 2 a_n.
   const Eigen::MatrixXd half = posterior_.precision_cholesky.matrixL().solve(D.transpose());
   const Eigen::VectorXd leverage = half.colwise().squaredNorm().transpose();
-  const Eigen::VectorXd scale =
-      ((1.0 + leverage.array()) * (posterior_.rate / posterior_.shape)).sqrt();
+  const Eigen::VectorXd scale = ((1.0 + leverage.array()) * (posterior_.rate / posterior_.shape)).sqrt();
   return std::make_unique<StudentTPredictive>(location, scale, 2.0 * posterior_.shape);
 }
 

@@ -13,10 +13,10 @@
 namespace bnn::linear {
 
 struct Options {
-  double prior_precision = 1.0;   // alpha: weight precision relative to the noise precision
-  double bias_precision = 1e-6;   // near-flat prior on the intercept
-  double noise_shape = 1.0;       // a0
-  double noise_rate = 1.0;        // b0
+  double prior_precision = 1.0;  // alpha: weight precision relative to the noise precision
+  double bias_precision = 1e-6;  // near-flat prior on the intercept
+  double noise_shape = 1.0;      // a0
+  double noise_rate = 1.0;       // b0
   bool fit_bias = true;
   bool optimize_prior_precision = false;  // type-II maximum likelihood for alpha
 

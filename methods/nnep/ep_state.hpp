@@ -13,12 +13,12 @@ namespace bnn::nnep {
 
 // Site parameters in natural form (Appendix I, footnote 5).
 struct Sites {
-  Eigen::MatrixXd tau, nu;        // likelihood sites of h_ik (n x K), eq. (35)
-  Eigen::MatrixXd alpha, beta;    // likelihood sites of v (n x (K + 1)), eq. (35)
+  Eigen::MatrixXd tau, nu;              // likelihood sites of h_ik (n x K), eq. (35)
+  Eigen::MatrixXd alpha, beta;          // likelihood sites of v (n x (K + 1)), eq. (35)
   Eigen::VectorXd theta_tau, theta_nu;  // likelihood sites of theta (n), eq. (12)
-  Eigen::MatrixXd w_tau, w_nu;    // prior sites of w_j (K x d), eq. (14)
-  Eigen::MatrixXd phi_tau, phi_nu;  // prior sites of phi_{l_j} (K x d), eq. (14)
-  Eigen::VectorXd v_tau, v_nu;    // prior sites of v_k (K), eq. (13)
+  Eigen::MatrixXd w_tau, w_nu;          // prior sites of w_j (K x d), eq. (14)
+  Eigen::MatrixXd phi_tau, phi_nu;      // prior sites of phi_{l_j} (K x d), eq. (14)
+  Eigen::VectorXd v_tau, v_nu;          // prior sites of v_k (K), eq. (13)
 };
 
 // The approximation q: moment form for the weights, natural form for theta and phi.
@@ -57,8 +57,8 @@ bool scalar_cavity(double mean, double variance, double site_tau, double site_nu
 // q(phi_l), and the cavities of both with fraction eta (Appendix F step 1); ok is false if
 // either cavity is improper.
 struct InputPriorCavity {
-  double mean = 0.0, variance = 0.0;              // q(w_kj)
-  double phi_mean = 0.0, phi_variance = 0.0;      // q(phi_l)
+  double mean = 0.0, variance = 0.0;          // q(w_kj)
+  double phi_mean = 0.0, phi_variance = 0.0;  // q(phi_l)
   double w_cavity_mean = 0.0, w_cavity_variance = 0.0;
   double phi_cavity_mean = 0.0, phi_cavity_variance = 0.0;
   bool ok = false;

@@ -50,7 +50,7 @@ bool hidden_unit_moments(const HiddenUnit& activation, int k, double cavity_mean
   // Node p's log mass is exponent[p] + log(scale[p]), its likelihood N(y | m_f, V) written as
   // exp(-(log 2 pi + r^2 / V) / 2) times V^(-1/2): no logarithm per node. In passes: erf and
   // exp of all nodes at once (core/vector_math.hpp), the arithmetic between them vectorized.
-  std::vector<double>& offset = workspace.offsets;  // h - cavity mean
+  std::vector<double>& offset = workspace.offsets;                // h - cavity mean
   std::vector<double>& activation_value = workspace.activations;  // g(h)
   std::vector<double>& exponent = workspace.exponents;
   std::vector<double>& scale = workspace.scales;
@@ -149,10 +149,9 @@ double log_fractional_normal(double y, double mean, double variance, double thet
 }
 
 const TiltedMoments& site_tilted_moments(const std::vector<HiddenUnit>& activations,
-                                         const Eigen::VectorXd& cavity_h_mean,
-                                         const Eigen::VectorXd& cavity_h_variance, const OutputCavity& v_cavity,
-                                         double theta_mean, double theta_variance, bool learn_theta, double y,
-                                         double eta, LikelihoodWorkspace& workspace) {
+                                         const Eigen::VectorXd& cavity_h_mean, const Eigen::VectorXd& cavity_h_variance,
+                                         const OutputCavity& v_cavity, double theta_mean, double theta_variance,
+                                         bool learn_theta, double y, double eta, LikelihoodWorkspace& workspace) {
   TiltedMoments& t = workspace.result;
   t.ok = true;
   const int K = static_cast<int>(cavity_h_mean.size());
@@ -165,8 +164,7 @@ const TiltedMoments& site_tilted_moments(const std::vector<HiddenUnit>& activati
   // eq. (46)
   const Eigen::VectorXd sigma_mg = v_cavity.covariance * t.expected_activation;
   const double mg_sigma_mg = t.expected_activation.dot(sigma_mg);
-  const double vg_term =
-      t.activation_variance.dot(v_cavity.covariance.diagonal() + v_cavity.mean.cwiseAbs2());
+  const double vg_term = t.activation_variance.dot(v_cavity.covariance.diagonal() + v_cavity.mean.cwiseAbs2());
   t.latent_mean = v_cavity.mean.dot(t.expected_activation);
   t.latent_variance = mg_sigma_mg + vg_term;
   const double residual = y - t.latent_mean;
@@ -189,7 +187,8 @@ const TiltedMoments& site_tilted_moments(const std::vector<HiddenUnit>& activati
     for (int j = 0; j < nodes; ++j) {
       theta[j] = theta_mean + sd * rule.nodes[j];
       precision[j] = 1.0 / (t.latent_variance + std::exp(theta[j]) / eta);
-      log_weight[j] = std::log(rule.weights[j]) + log_fractional_normal(y, t.latent_mean, t.latent_variance, theta[j], eta);
+      log_weight[j] =
+          std::log(rule.weights[j]) + log_fractional_normal(y, t.latent_mean, t.latent_variance, theta[j], eta);
       largest = std::max(largest, log_weight[j]);
     }
     if (!std::isfinite(largest)) {
@@ -204,9 +203,9 @@ const TiltedMoments& site_tilted_moments(const std::vector<HiddenUnit>& activati
     t.theta_variance = p.dot((theta.array() - t.theta_mean).square().matrix());
     const double precision_mean = p.dot(precision);
     const double precision_variance = p.dot((precision.array() - precision_mean).square().matrix());
-    t.b_hat = precision_mean;                                                   // eq. (51)
-    t.a_hat = precision_mean - residual * residual * precision_variance;        // eq. (52)
-    theta_for_h = t.theta_mean;                                                 // eq. (54)
+    t.b_hat = precision_mean;                                             // eq. (51)
+    t.a_hat = precision_mean - residual * residual * precision_variance;  // eq. (52)
+    theta_for_h = t.theta_mean;                                           // eq. (54)
     if (!(t.theta_variance > 0.0)) {
       t.ok = false;
       return t;

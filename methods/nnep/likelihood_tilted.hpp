@@ -6,21 +6,21 @@
 #include <Eigen/Core>
 #include <vector>
 
-#include "hidden_unit.hpp"
 #include "gauss_hermite.hpp"
+#include "hidden_unit.hpp"
 #include "output_site.hpp"
 
 namespace bnn::nnep {
 
 struct TiltedMoments {
-  Eigen::VectorXd expected_activation;  // m_g = E g(h_i) under the cavity, last entry 1 (v_0)
-  Eigen::VectorXd activation_variance;  // V_g, last entry 0
-  double latent_mean = 0.0;             // m_f, eq. (46)
-  double latent_variance = 0.0;         // V_f, eq. (46)
-  double a_hat = 0.0, b_hat = 0.0;      // the scalars of (55)-(56)
-  Eigen::VectorXd h_mean, h_variance;   // tilted moments of h_ik, eq. (49) or (54)
+  Eigen::VectorXd expected_activation;            // m_g = E g(h_i) under the cavity, last entry 1 (v_0)
+  Eigen::VectorXd activation_variance;            // V_g, last entry 0
+  double latent_mean = 0.0;                       // m_f, eq. (46)
+  double latent_variance = 0.0;                   // V_f, eq. (46)
+  double a_hat = 0.0, b_hat = 0.0;                // the scalars of (55)-(56)
+  Eigen::VectorXd h_mean, h_variance;             // tilted moments of h_ik, eq. (49) or (54)
   double theta_mean = 0.0, theta_variance = 0.0;  // tilted moments of theta, eq. (50)
-  double log_normalizer = 0.0;          // log Z_i
+  double log_normalizer = 0.0;                    // log Z_i
   bool ok = true;
 };
 
@@ -34,10 +34,9 @@ class LikelihoodWorkspace {
 
 // `theta_variance` = 0 with `learn_theta` false means theta = theta_mean is known.
 const TiltedMoments& site_tilted_moments(const std::vector<HiddenUnit>& activations,
-                                         const Eigen::VectorXd& cavity_h_mean,
-                                         const Eigen::VectorXd& cavity_h_variance, const OutputCavity& v_cavity,
-                                         double theta_mean, double theta_variance, bool learn_theta, double y,
-                                         double eta, LikelihoodWorkspace& workspace);
+                                         const Eigen::VectorXd& cavity_h_mean, const Eigen::VectorXd& cavity_h_variance,
+                                         const OutputCavity& v_cavity, double theta_mean, double theta_variance,
+                                         bool learn_theta, double y, double eta, LikelihoodWorkspace& workspace);
 
 // log of Z(theta) N(y | m, V + exp(theta) / eta), the fraction eta of N(y | f, exp(theta))
 // integrated against N(f | m, V) (eq. (49)-(50)).

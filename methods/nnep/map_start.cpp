@@ -84,9 +84,9 @@ double map_objective(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const O
   const Eigen::MatrixXd inputs = X.leftCols(X.cols() - 1);
   MlpWorkspace ws;
   Eigen::VectorXd gradient;
-  const double value = flat_objective(net, inputs, y, flat_prior_precision(net, o),
-                                      1.0 / (o.initial_noise_sd * o.initial_noise_sd),
-                                      net.pack(input_weights, output_weights), ws, gradient);
+  const double value =
+      flat_objective(net, inputs, y, flat_prior_precision(net, o), 1.0 / (o.initial_noise_sd * o.initial_noise_sd),
+                     net.pack(input_weights, output_weights), ws, gradient);
   net.unpack(gradient, d_input_weights, d_output_weights, true);
   return value;
 }

@@ -12,7 +12,6 @@
 namespace bnn::nnep {
 namespace {
 
-
 // Psi(mu, Sigma) = log int exp(-w' Sigma^-1 w / 2 + nu' w) dw for a scalar Gaussian (Appendix I).
 double psi(double mean, double variance) {
   return 0.5 * mean * mean / variance + 0.5 * std::log(variance) + 0.5 * kLog2Pi;
@@ -63,7 +62,7 @@ double log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& 
     }
     if (!v_cavity.ok) return std::numeric_limits<double>::quiet_NaN();
     const TiltedMoments& tilted = site_tilted_moments(activations, cavity_mean, cavity_var, v_cavity, theta_cavity_mean,
-                                                     theta_cavity_var, theta_learned, y[i], eta, workspace);
+                                                      theta_cavity_var, theta_learned, y[i], eta, workspace);
     if (!tilted.ok) return std::numeric_limits<double>::quiet_NaN();
     line += tilted.log_normalizer;
     // line 3 of (69): Psi(mu_-i, Sigma_-i) - Psi(mu_v, Sigma_v) with log|Sigma_-i| - log|Sigma_v| = -log(s eta)
@@ -82,8 +81,8 @@ double log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& 
         const int l = group[static_cast<std::size_t>(k) * d + j];
         const InputPriorCavity c = input_prior_cavity(sites, q, k, j, l, prior_eta);
         if (!c.ok) return std::numeric_limits<double>::quiet_NaN();
-        const PriorTilted tilted = hierarchical_tilted(family, c.w_cavity_mean, c.w_cavity_variance,
-                                                       c.phi_cavity_mean, c.phi_cavity_variance, prior_eta);
+        const PriorTilted tilted = hierarchical_tilted(family, c.w_cavity_mean, c.w_cavity_variance, c.phi_cavity_mean,
+                                                       c.phi_cavity_variance, prior_eta);
         prior_terms += tilted.log_normalizer + psi(c.w_cavity_mean, c.w_cavity_variance) - psi(c.mean, c.variance) +
                        psi(c.phi_cavity_mean, c.phi_cavity_variance) - psi(c.phi_mean, c.phi_variance);
       }
@@ -92,8 +91,7 @@ double log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& 
       total += psi(q.phi_nu[l] / q.phi_tau[l], 1.0 / q.phi_tau[l]) - psi(o.phi_prior_mean, o.phi_prior_variance);
   } else {
     for (int k = 0; k < K; ++k)
-      for (Eigen::Index j = 0; j < d; ++j)
-        total -= psi(sites.w_nu(k, j) / sites.w_tau(k, j), 1.0 / sites.w_tau(k, j));
+      for (Eigen::Index j = 0; j < d; ++j) total -= psi(sites.w_nu(k, j) / sites.w_tau(k, j), 1.0 / sites.w_tau(k, j));
   }
   // line 5: output-weight priors
   if (output_prior_ran) {
@@ -114,6 +112,5 @@ double log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& 
   total -= psi(0.0, o.output_bias_variance);
   return total;
 }
-
 
 }  // namespace bnn::nnep

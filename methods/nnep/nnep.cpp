@@ -30,8 +30,11 @@ void Options::validate() const {
   require_positive(name, "output_weight_dof", output_weight_dof);
   require_positive(name, "output_weight_scale", output_weight_scale);
   require_positive(name, "output_bias_variance", output_bias_variance);
-  for (const auto& [option, value] : {std::pair{"eta", eta}, {"prior_eta", prior_eta}, {"damping_w", damping_w},
-                                      {"damping_v", damping_v}, {"damping_theta", damping_theta},
+  for (const auto& [option, value] : {std::pair{"eta", eta},
+                                      {"prior_eta", prior_eta},
+                                      {"damping_w", damping_w},
+                                      {"damping_v", damping_v},
+                                      {"damping_theta", damping_theta},
                                       {"damping_prior", damping_prior}}) {
     if (!(value > 0.0 && value <= 1.0))
       throw std::invalid_argument(std::string(name) + ": " + option + " is " + option_detail::format_double(value) +
@@ -77,8 +80,8 @@ struct SweepControl {
   int active_units = 0;  // the input-weight sites of units 0 .. active_units - 1 are updated
 };
 struct SweepResult {
-  double log_z_loo = 0.0;        // sum_i log Z_i
-  double max_mean_change = 0.0;  // max |m_hat - m| over i, k (h_ik)
+  double log_z_loo = 0.0;            // sum_i log Z_i
+  double max_mean_change = 0.0;      // max |m_hat - m| over i, k (h_ik)
   double max_variance_change = 0.0;  // max |V_hat - V| / V
   long skipped = 0;
   long negative_a = 0;  // output-site updates with a_hat < 0, which (55) cannot represent
@@ -127,9 +130,9 @@ SweepResult likelihood_sweep(const Eigen::MatrixXd& inputs, const Eigen::VectorX
         ++result.skipped;
         return;
       }
-      const TiltedMoments& tilted = site_tilted_moments(activations, cavity_mean, cavity_var, v_cavity, theta_cavity_mean,
-                                                       theta_cavity_var, control.learn_theta, y[i], eta,
-                                                       workspace);
+      const TiltedMoments& tilted =
+          site_tilted_moments(activations, cavity_mean, cavity_var, v_cavity, theta_cavity_mean, theta_cavity_var,
+                              control.learn_theta, y[i], eta, workspace);
       if (!tilted.ok) {
         ++result.skipped;
         return;
@@ -238,8 +241,7 @@ std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   const Eigen::Index n = X.rows();
   Eigen::MatrixXd means(n, kNodes), variances(n, kNodes);
   for (int j = 0; j < kNodes; ++j) {
-    const double noise =
-        std::exp(posterior_.theta_mean + std::sqrt(posterior_.theta_variance) * rule.nodes[j]);
+    const double noise = std::exp(posterior_.theta_mean + std::sqrt(posterior_.theta_variance) * rule.nodes[j]);
     means.col(j) = latent_mean;
     variances.col(j) = latent_variance.array() + noise;
   }
@@ -278,9 +280,11 @@ std::optional<ParameterMarginals> Model::parameter_marginals() const {
   // One scale per input (ARD): group l holds input l + 1 of every unit.
   bool per_input = q.scale_mean.size() == d;
   for (int k = 0; k < K && per_input; ++k)
-    for (Eigen::Index j = 0; j < d; ++j) per_input = per_input && q.scale_group[static_cast<std::size_t>(k * d + j)] == j;
+    for (Eigen::Index j = 0; j < d; ++j)
+      per_input = per_input && q.scale_group[static_cast<std::size_t>(k * d + j)] == j;
   for (Eigen::Index l = 0; l < q.scale_mean.size(); ++l)
-    rows.push_back({"phi", 0, per_input ? static_cast<int>(l + 1) : 0, q.scale_mean[l], std::sqrt(q.scale_variance[l])});
+    rows.push_back(
+        {"phi", 0, per_input ? static_cast<int>(l + 1) : 0, q.scale_mean[l], std::sqrt(q.scale_variance[l])});
   for (int k = 0; k <= K; ++k)
     rows.push_back({"v", k < K ? k + 1 : 0, 0, q.output_mean[k], std::sqrt(q.output_covariance(k, k))});
   return rows;
@@ -339,8 +343,8 @@ SweepControl sweep_control(const Options& o, int iteration) {
   control.damping_v = frozen ? 0.0 : o.damping_v;
   control.damping_theta = o.damping_theta;
   control.sequential = o.sequential;
-  control.active_units = o.unit_schedule > 0 ? std::min(o.hidden_units, 1 + (iteration - 1) / o.unit_schedule)
-                                             : o.hidden_units;
+  control.active_units =
+      o.unit_schedule > 0 ? std::min(o.hidden_units, 1 + (iteration - 1) / o.unit_schedule) : o.hidden_units;
   return control;
 }
 
@@ -356,8 +360,8 @@ bool recompute_all_input_weights(const Eigen::MatrixXd& X, const Sites& before, 
     while (!recompute_input_weights(X, sites, k, q)) {
       if (o.sequential || halvings++ > 30) {
         report.status = FitStatus::numerical_error;
-        report.message = "q(w_" + std::to_string(k + 1) + ") lost positive definiteness in sweep " +
-                         std::to_string(iteration);
+        report.message =
+            "q(w_" + std::to_string(k + 1) + ") lost positive definiteness in sweep " + std::to_string(iteration);
         ok = false;
         break;
       }
@@ -387,8 +391,8 @@ struct EpRun {
 // Algorithm 1: sweeps over the likelihood sites with the prior-site EP of lines 1 and 8, until
 // the LOO density settles or max_iterations.
 EpRun run_ep(const Eigen::MatrixXd& X, const Eigen::MatrixXd& inputs, const Eigen::VectorXd& y, const Options& o,
-             const std::vector<HiddenUnit>& activations, const std::vector<int>& group, Sites& sites,
-             Approximation& q, LikelihoodWorkspace& workspace, FitReport& report) {
+             const std::vector<HiddenUnit>& activations, const std::vector<int>& group, Sites& sites, Approximation& q,
+             LikelihoodWorkspace& workspace, FitReport& report) {
   const Eigen::Index n = y.size();
   EpRun run;
   double previous_loo = std::numeric_limits<double>::quiet_NaN();
@@ -406,7 +410,7 @@ EpRun run_ep(const Eigen::MatrixXd& X, const Eigen::MatrixXd& inputs, const Eige
     const bool recompute = !o.sequential || iteration % 10 == 0;
     if (recompute && !recompute_all_input_weights(X, before, o, iteration, sites, q, report)) break;
     recompute_output_weights(sites, o.output_bias_variance, q);  // line 7
-    if (after_initial && o.truncated_output_prior) {              // line 8
+    if (after_initial && o.truncated_output_prior) {             // line 8
       output_prior_ep(o, 50, sites, q);
       recompute_output_weights(sites, o.output_bias_variance, q);
     }
@@ -515,8 +519,9 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng
                         {"sweeps", static_cast<double>(report.iterations)},
                         {"units_with_effect", static_cast<double>(units_with_effect(posterior))}};
   if (units_with_effect(posterior) == 0)
-    report.warnings.push_back("no hidden unit has an effect (every output weight within 1.96 sd of zero): the "
-                              "network is about a constant, EP ended at the zero fixed point of section 2.3");
+    report.warnings.push_back(
+        "no hidden unit has an effect (every output weight within 1.96 sd of zero): the "
+        "network is about a constant, EP ended at the zero fixed point of section 2.3");
   if (o.initialization == Initialization::map) {
     report.diagnostics.emplace_back("map_objective", start.objective);
     report.diagnostics.emplace_back("map_evaluations", static_cast<double>(start.evaluations));

@@ -33,8 +33,8 @@
 
 #include "methods/core/choice.hpp"
 #include "methods/core/model.hpp"
-#include "prior_sites.hpp"
 #include "methods/core/rng.hpp"
+#include "prior_sites.hpp"
 
 namespace bnn::nnep {
 
@@ -44,7 +44,9 @@ constexpr std::array<ChoiceName<InputPrior>, 2> choice_names(InputPrior) {
 // Which input weights share a prior scale phi_l: all, those of one input, of one unit, or none.
 enum class ScaleGroups { common, input, unit, weight };
 constexpr std::array<ChoiceName<ScaleGroups>, 4> choice_names(ScaleGroups) {
-  return {{{ScaleGroups::common, "common"}, {ScaleGroups::input, "input"}, {ScaleGroups::unit, "unit"},
+  return {{{ScaleGroups::common, "common"},
+           {ScaleGroups::input, "input"},
+           {ScaleGroups::unit, "unit"},
            {ScaleGroups::weight, "weight"}}};
 }
 // Where the prior sites' locations start: zeros and linspace(1, 2), or a MAP estimate (section 5).
@@ -55,7 +57,7 @@ constexpr std::array<ChoiceName<Initialization>, 2> choice_names(Initialization)
 
 struct Options {
   int hidden_units = 10;
-  int linear_units = 0;  // the first units get g(h) = h (the paper's case 1 uses one)
+  int linear_units = 0;                            // the first units get g(h) = h (the paper's case 1 uses one)
   Choice<InputPrior> prior = InputPrior::laplace;  // laplace (NN-EP-LA) or gaussian (NN-EP-ARD)
   Choice<ScaleGroups> scale_groups = ScaleGroups::common;
   // Hyperpriors of section 4.4 (normalized data).
@@ -67,15 +69,15 @@ struct Options {
   double output_weight_scale = 1.0;  // sigma2_v0 of (5)
   double output_bias_variance = 1.0;
   // EP controls (section 3.5).
-  double eta = 0.95;               // fraction of the likelihood sites
-  double prior_eta = 0.8;          // fraction of the prior sites
-  double damping_w = 0.5;          // tau_ik, nu_ik (sequential)
-  double damping_v = 0.2;          // alpha_i, beta_i
-  double damping_theta = 0.5;      // theta sites
-  double damping_prior = 0.6;      // prior sites
-  double tau_min = 0.01;           // Appendix G: prior site precisions >= 0.1^2
-  bool sequential = true;          // rank-one updates of q(w_k); false: parallel (line 6)
-  bool learn_noise = true;         // EP on theta after the initial sweeps; false: fixed at initial_noise_sd
+  double eta = 0.95;                   // fraction of the likelihood sites
+  double prior_eta = 0.8;              // fraction of the prior sites
+  double damping_w = 0.5;              // tau_ik, nu_ik (sequential)
+  double damping_v = 0.2;              // alpha_i, beta_i
+  double damping_theta = 0.5;          // theta sites
+  double damping_prior = 0.6;          // prior sites
+  double tau_min = 0.01;               // Appendix G: prior site precisions >= 0.1^2
+  bool sequential = true;              // rank-one updates of q(w_k); false: parallel (line 6)
+  bool learn_noise = true;             // EP on theta after the initial sweeps; false: fixed at initial_noise_sd
   bool truncated_output_prior = true;  // EP on the priors (5); false: the initial output sites stay
   // Initialization (section 3.5.3).
   double initial_noise_sd = 0.3;
@@ -85,7 +87,7 @@ struct Options {
   double initial_output_high = 2.0;
   double initial_output_variance = 0.04;
   Choice<Initialization> initialization = Initialization::zero;  // see map_start.hpp
-  int map_iterations = 1000;            // L-BFGS iterations of the MAP start
+  int map_iterations = 1000;                                     // L-BFGS iterations of the MAP start
   int unit_schedule = 0;        // > 0: unit k joins the updates at sweep 1 + (k - 1) * unit_schedule
   int initial_iterations = 15;  // sweeps with the noise and weight priors fixed
   int prior_start = 30;         // sweep at which the input-weight prior EP starts

@@ -6,8 +6,8 @@
 
 namespace bnn::nnep {
 
-OutputCavity output_cavity(const Eigen::VectorXd& mu_v, const Eigen::MatrixXd& sigma_v,
-                           const Eigen::VectorXd& alpha, const Eigen::VectorXd& beta, double eta) {
+OutputCavity output_cavity(const Eigen::VectorXd& mu_v, const Eigen::MatrixXd& sigma_v, const Eigen::VectorXd& alpha,
+                           const Eigen::VectorXd& beta, double eta) {
   OutputCavity cavity;
   const Eigen::VectorXd sigma_alpha = sigma_v * alpha;
   cavity.s = 1.0 / eta - alpha.dot(sigma_alpha);
@@ -22,8 +22,8 @@ OutputCavity output_cavity(const Eigen::VectorXd& mu_v, const Eigen::MatrixXd& s
   return cavity;
 }
 
-OutputSite matched_output_site(const Eigen::VectorXd& expected_activation, const OutputCavity& cavity,
-                               double a_hat, double b_hat, double residual, double eta) {
+OutputSite matched_output_site(const Eigen::VectorXd& expected_activation, const OutputCavity& cavity, double a_hat,
+                               double b_hat, double residual, double eta) {
   OutputSite site;
   const Eigen::VectorXd& m_g = expected_activation;
   const double c = 1.0 - a_hat * m_g.dot(cavity.covariance * m_g);
@@ -40,8 +40,7 @@ OutputSite matched_output_site(const Eigen::VectorXd& expected_activation, const
 }
 
 OutputSite damped_output_site(const Eigen::VectorXd& alpha_old, const Eigen::VectorXd& beta_old,
-                              const OutputSite& matched, const OutputCavity& cavity, double delta,
-                              double eta) {
+                              const OutputSite& matched, const OutputCavity& cavity, double delta, double eta) {
   OutputSite site;
   if (delta >= 1.0) return matched;
   const Eigen::Index size = alpha_old.size();
@@ -51,12 +50,11 @@ OutputSite damped_output_site(const Eigen::VectorXd& alpha_old, const Eigen::Vec
   const Eigen::Matrix2d gram = A.transpose() * A;
   Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d> eigen(gram);
   const Eigen::Vector2d leading = eigen.eigenvectors().col(1);  // eigenvalues ascend
-  site.alpha = A * leading;  // eq. (57)
+  site.alpha = A * leading;                                     // eq. (57)
   const Eigen::VectorXd b = (1.0 - delta) * beta_old + delta * matched.beta;
   // eq. (59)
   const Eigen::Matrix2d projector = leading * leading.transpose() - Eigen::Matrix2d::Identity();
-  const Eigen::Matrix2d inner =
-      A.transpose() * cavity.covariance * A + Eigen::Matrix2d::Identity() / eta;
+  const Eigen::Matrix2d inner = A.transpose() * cavity.covariance * A + Eigen::Matrix2d::Identity() / eta;
   const Eigen::Vector2d right = A.transpose() * (cavity.mean + eta * (cavity.covariance * b));
   site.beta = b + A * (projector * inner.inverse() * right) / eta;
   return site;

@@ -11,12 +11,12 @@ namespace bnn::nnep {
 struct OutputCavity {
   Eigen::VectorXd mean;
   Eigen::MatrixXd covariance;
-  double s = 0.0;            // 1/eta - alpha' Sigma_v alpha
-  Eigen::VectorXd shifted;   // a = mu_v - eta Sigma_v beta (Appendix I needs it)
+  double s = 0.0;           // 1/eta - alpha' Sigma_v alpha
+  Eigen::VectorXd shifted;  // a = mu_v - eta Sigma_v beta (Appendix I needs it)
   bool ok = true;
 };
-OutputCavity output_cavity(const Eigen::VectorXd& mu_v, const Eigen::MatrixXd& sigma_v,
-                           const Eigen::VectorXd& alpha, const Eigen::VectorXd& beta, double eta);
+OutputCavity output_cavity(const Eigen::VectorXd& mu_v, const Eigen::MatrixXd& sigma_v, const Eigen::VectorXd& alpha,
+                           const Eigen::VectorXd& beta, double eta);
 
 // Undamped new site parameters by (55)-(56) from the expected activations m_g, the cavity and
 // the scalars a_hat, b_hat of the tilted moments ((45) or (51)-(52)). `ok` is false when
@@ -25,14 +25,13 @@ struct OutputSite {
   Eigen::VectorXd alpha, beta;
   bool ok = true;
 };
-OutputSite matched_output_site(const Eigen::VectorXd& expected_activation, const OutputCavity& cavity,
-                               double a_hat, double b_hat, double residual, double eta);
+OutputSite matched_output_site(const Eigen::VectorXd& expected_activation, const OutputCavity& cavity, double a_hat,
+                               double b_hat, double residual, double eta);
 
 // Damped update (57)-(59): the rank-two precision (1 - delta) a_old a_old' + delta a_new a_new'
 // replaced by its leading rank-one part, and beta chosen so that the mean of q(v) equals the
 // one the rank-two site would give.
 OutputSite damped_output_site(const Eigen::VectorXd& alpha_old, const Eigen::VectorXd& beta_old,
-                              const OutputSite& matched, const OutputCavity& cavity, double delta,
-                              double eta);
+                              const OutputSite& matched, const OutputCavity& cavity, double delta, double eta);
 
 }  // namespace bnn::nnep

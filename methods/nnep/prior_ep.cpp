@@ -73,8 +73,7 @@ double input_prior_ep(const std::vector<int>& group, const Options& o, int sweep
           continue;
         // Appendix F step 3 for the scale site; q(phi_l) must stay proper
         const double phi_delta_tau = o.damping_prior / eta * (1.0 / tilted.phi_variance - q.phi_tau[l]);
-        const double phi_delta_nu =
-            o.damping_prior / eta * (tilted.phi_mean / tilted.phi_variance - q.phi_nu[l]);
+        const double phi_delta_nu = o.damping_prior / eta * (tilted.phi_mean / tilted.phi_variance - q.phi_nu[l]);
         if (q.phi_tau[l] + phi_delta_tau > 0.0 && std::isfinite(phi_delta_nu)) {
           sites.phi_tau(k, j) += phi_delta_tau;
           sites.phi_nu(k, j) += phi_delta_nu;
@@ -91,6 +90,5 @@ double input_prior_ep(const std::vector<int>& group, const Options& o, int sweep
   }
   return largest_change;
 }
-
 
 }  // namespace bnn::nnep

@@ -31,8 +31,8 @@ Conditional conditional_gaussian(double m, double V, double phi, double eta) {
   // N(w | 0, e^phi)^eta = (2 pi e^phi)^((1 - eta) / 2) eta^(-1/2) N(w | 0, e^phi / eta)
   const double prior_variance = std::exp(phi) / eta;
   Conditional c;
-  c.log_z = 0.5 * (1.0 - eta) * (kLog2Pi + phi) - 0.5 * std::log(eta) +
-            normal_log_pdf_split(m, 0.0, V + prior_variance);
+  c.log_z =
+      0.5 * (1.0 - eta) * (kLog2Pi + phi) - 0.5 * std::log(eta) + normal_log_pdf_split(m, 0.0, V + prior_variance);
   const double precision = 1.0 / V + 1.0 / prior_variance;
   c.mean = (m / V) / precision;
   c.second = 1.0 / precision + c.mean * c.mean;
@@ -56,8 +56,8 @@ Conditional conditional_laplace(double m, double V, double phi, double eta) {
   Conditional c;
   c.log_z = -eta * std::log(2.0 * b) + largest + std::log(total);
   c.mean = (weight_plus * mean_plus + weight_minus * mean_minus) / total;
-  c.second = (weight_plus * (var_plus + mean_plus * mean_plus) + weight_minus * (var_minus + mean_minus * mean_minus)) /
-             total;
+  c.second =
+      (weight_plus * (var_plus + mean_plus * mean_plus) + weight_minus * (var_minus + mean_minus * mean_minus)) / total;
   return c;
 }
 
@@ -105,7 +105,7 @@ PriorTilted hierarchical_tilted(InputPrior prior, double w_mean, double w_varian
     const double z = (p - kPhiHalfPoints) * step / phi_sd;
     const double phi = phi_mean + (p - kPhiHalfPoints) * step;
     conditionals[p] = prior == InputPrior::gaussian ? conditional_gaussian(w_mean, w_variance, phi, eta)
-                                                   : conditional_laplace(w_mean, w_variance, phi, eta);
+                                                    : conditional_laplace(w_mean, w_variance, phi, eta);
     log_values[p] = conditionals[p].log_z - 0.5 * z * z;
     largest = std::max(largest, log_values[p]);
   }

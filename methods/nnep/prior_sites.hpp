@@ -8,7 +8,7 @@ namespace bnn::nnep {
 enum class InputPrior { laplace, gaussian };
 
 struct PriorTilted {
-  double log_normalizer = 0.0;  // log Z_hat of the tilted distribution
+  double log_normalizer = 0.0;                // log Z_hat of the tilted distribution
   double mean = 0.0, variance = 0.0;          // of the weight
   double phi_mean = 0.0, phi_variance = 0.0;  // of phi_l (hierarchical prior only)
   bool ok = true;

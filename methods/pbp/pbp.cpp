@@ -154,8 +154,12 @@ void Options::validate() const {
   require_at_least(kName, "epochs", epochs, 1);
   require_positive(kName, "prior_rate", prior_rate);
   require_positive(kName, "noise_rate", noise_rate);
-  if (!(prior_shape > 1.0)) throw std::invalid_argument("pbp: prior_shape is " + option_detail::format_double(prior_shape) + ", but must be > 1");
-  if (!(noise_shape > 1.0)) throw std::invalid_argument("pbp: noise_shape is " + option_detail::format_double(noise_shape) + ", but must be > 1");
+  if (!(prior_shape > 1.0))
+    throw std::invalid_argument("pbp: prior_shape is " + option_detail::format_double(prior_shape) +
+                                ", but must be > 1");
+  if (!(noise_shape > 1.0))
+    throw std::invalid_argument("pbp: noise_shape is " + option_detail::format_double(noise_shape) +
+                                ", but must be > 1");
   require_at_least(kName, "min_cavity_precision_fraction", min_cavity_precision_fraction, 0.0);
 }
 
@@ -278,8 +282,8 @@ long refine_prior(Network& net, double min_cavity_precision_fraction) {
         const double cavity_precision_mean = precision * layer.mean(i, j) - layer.site_precision_mean(i, j);
         const double cavity_shape = net.prior_shape - layer.site_shape(i, j);
         const double cavity_rate = net.prior_rate - layer.site_rate(i, j);
-        const bool informed = cavity_precision > 1e-6 &&
-                              cavity_precision >= min_cavity_precision_fraction * layer.site_precision(i, j);
+        const bool informed =
+            cavity_precision > 1e-6 && cavity_precision >= min_cavity_precision_fraction * layer.site_precision(i, j);
         if (!informed || !(cavity_rate > 0.0) || !(cavity_shape > 1.0)) continue;
         const double cavity_variance = 1.0 / cavity_precision;
         const double cavity_mean = cavity_precision_mean * cavity_variance;
@@ -295,7 +299,8 @@ long refine_prior(Network& net, double min_cavity_precision_fraction) {
         const double d_mean = -cavity_mean / v0;
         const double d_variance = -0.5 / v0 + 0.5 * m2 / (v0 * v0);
         const double mean_new = cavity_mean + cavity_variance * d_mean;
-        const double variance_new = cavity_variance - cavity_variance * cavity_variance * (d_mean * d_mean - 2.0 * d_variance);
+        const double variance_new =
+            cavity_variance - cavity_variance * cavity_variance * (d_mean * d_mean - 2.0 * d_variance);
         const auto [shape_new, rate_new] = gamma_moment_match(cavity_shape, cavity_rate, log_z0, log_z1, log_z2);
         if (!(variance_new > 0.0) || !(shape_new > 1.0) || !(rate_new > 0.0) || !std::isfinite(shape_new) ||
             !std::isfinite(rate_new))

@@ -35,7 +35,7 @@ ReluMoments relu_moments(double m, double v) {
   const double shifted = m + s * gamma;  // E[a | a > 0], eq. (15)'s v'
   r.mean = cdf * shifted;
   r.variance = r.mean * shifted * cdf_minus + cdf * v * (1.0 - gamma * (gamma + alpha));  // eq. (16)
-  if (r.variance < 0.0) r.variance = 0.0;  // round-off when the unit is almost surely off
+  if (r.variance < 0.0) r.variance = 0.0;     // round-off when the unit is almost surely off
   const double pdf_over_s = cdf * gamma / s;  // phi(alpha) / sqrt v, stable for alpha << 0
   r.dmean_dm = cdf;
   r.dmean_dv = 0.5 * pdf_over_s;

@@ -18,7 +18,6 @@ constexpr const char* kName = "vi";
 // The tuning box: log10 learning rate in [-5, -1], momentum in [0, 0.99].
 MomentumSgd from_unit_square(const Eigen::VectorXd& u) { return {std::pow(10.0, -5.0 + 4.0 * u[0]), 0.99 * u[1]}; }
 
-
 // Adds the KL gradient (divided by n) with respect to mean and sd; d_sd is turned into d_rho
 // by the caller. For the adaptive prior this is also the total gradient: the prior's mean and
 // variance minimize the KL, so their own dependence on q contributes nothing.
@@ -164,8 +163,7 @@ double point_loss(const Posterior& q, const Eigen::Ref<const Eigen::VectorXd>& x
     }
   }
   add_kl_gradient(q, prior_for(q, options), n, g, d_sd);
-  for (std::size_t l = 0; l < L; ++l)
-    g.d_rho[l] = d_sd[l].array() * q.rho[l].array().exp();  // d sd / d log sd = sd
+  for (std::size_t l = 0; l < L; ++l) g.d_rho[l] = d_sd[l].array() * q.rho[l].array().exp();  // d sd / d log sd = sd
   const double r = output - y;
   g.d_log_noise = 0.5 - 0.5 * r * r / noise;
   // The data term of the per-point loss (the KL term's value is not needed for the updates).
@@ -255,7 +253,8 @@ Eigen::MatrixXd output_draws(const Posterior& q, const Eigen::MatrixXd& X, int d
 
 std::unique_ptr<Predictive> predictive_from(const Eigen::MatrixXd& draws, double noise, PredictiveKind kind) {
   if (kind == PredictiveKind::mixture)
-    return std::make_unique<GaussianMixturePredictive>(draws, Eigen::MatrixXd::Constant(draws.rows(), draws.cols(), noise));
+    return std::make_unique<GaussianMixturePredictive>(draws,
+                                                       Eigen::MatrixXd::Constant(draws.rows(), draws.cols(), noise));
   const Eigen::VectorXd mean = draws.rowwise().mean();
   const Eigen::VectorXd variance =
       ((draws.colwise() - mean).array().square().rowwise().sum() / static_cast<double>(draws.cols())).matrix();

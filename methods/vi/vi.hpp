@@ -50,8 +50,8 @@ struct Options {
   double momentum = 0.9;
   double prior_variance = 1.0;
   Choice<PriorKind> prior = PriorKind::fixed;  // or adaptive (Graves 2011, sec. 5)
-  double initial_sd = 0.01;            // initial posterior standard deviation of each weight
-  double initial_noise_variance = 0.5;  // on the normalized target scale
+  double initial_sd = 0.01;                    // initial posterior standard deviation of each weight
+  double initial_noise_variance = 0.5;         // on the normalized target scale
   int predictive_samples = 100;
   Choice<PredictiveKind> predictive = PredictiveKind::gaussian;  // or mixture
 
@@ -62,14 +62,16 @@ struct Options {
     v("batch_size", batch_size,
       "training points per SGD step, the bound's gradient averaged over them (1: one step per point; a last "
       "smaller batch ends each epoch)");
-    v("estimator", estimator, "gradient estimator: local (reparameterized pre-activations), weights (reparameterized weights) or graves (Graves 2011: squared gradients for the variances)");
+    v("estimator", estimator,
+      "gradient estimator: local (reparameterized pre-activations), weights (reparameterized weights) or graves (Graves 2011: squared gradients for the variances)");
     v("tune", tune, "choose learning rate and momentum by Bayesian optimization");
     v("tuning_evaluations", tuning_evaluations, "Bayesian-optimization evaluations");
     v("validation_fraction", validation_fraction, "part of the training data held out for tuning");
     v("learning_rate", learning_rate, "SGD step size (when tune = false)");
     v("momentum", momentum, "SGD momentum (when tune = false)");
     v("prior_variance", prior_variance, "variance of the Gaussian prior on every weight (prior = fixed)");
-    v("prior", prior, "fixed: N(0, prior_variance); adaptive: one Gaussian prior for all weights whose mean and variance are set to their optimum under q at every update (Graves 2011, sec. 5)");
+    v("prior", prior,
+      "fixed: N(0, prior_variance); adaptive: one Gaussian prior for all weights whose mean and variance are set to their optimum under q at every update (Graves 2011, sec. 5)");
     v("initial_sd", initial_sd, "initial posterior standard deviation of every weight");
     v("initial_noise_variance", initial_noise_variance, "initial noise variance (normalized targets)");
     v("predictive_samples", predictive_samples, "Monte Carlo draws of the weights for predictions");

@@ -33,7 +33,8 @@ GridIntegrals integrate(const LogJoint& log_joint, const Eigen::Vector2d& mean, 
   Eigen::MatrixXd W(n * n, 2);
   for (long i = 0; i < n; ++i)
     for (long j = 0; j < n; ++j)
-      W.row(i * n + j) << box.u_min + (static_cast<double>(i) + 0.5) * du, box.v_min + (static_cast<double>(j) + 0.5) * dv;
+      W.row(i * n + j) << box.u_min + (static_cast<double>(i) + 0.5) * du,
+          box.v_min + (static_cast<double>(j) + 0.5) * dv;
   const Eigen::VectorXd log_p = log_joint(W);
   const double top = log_p.maxCoeff();
   GridIntegrals out;

@@ -96,10 +96,14 @@ void chain_traces(const ArtifactInputs& in, std::vector<ArtifactTable>& tables) 
 
 void produce_artifact(const ArtifactSpec& request, const ArtifactInputs& inputs, std::vector<ArtifactTable>& tables,
                       std::map<std::string, double>& metrics) {
-  if (request.kind == "parameter-marginals") parameter_marginals(inputs, tables);
-  else if (request.kind == "gaussian-posterior") gaussian_posterior(request, inputs, tables, metrics);
-  else if (request.kind == "chain-traces") chain_traces(inputs, tables);
-  else throw std::invalid_argument("unknown artifact kind '" + request.kind + "'");
+  if (request.kind == "parameter-marginals")
+    parameter_marginals(inputs, tables);
+  else if (request.kind == "gaussian-posterior")
+    gaussian_posterior(request, inputs, tables, metrics);
+  else if (request.kind == "chain-traces")
+    chain_traces(inputs, tables);
+  else
+    throw std::invalid_argument("unknown artifact kind '" + request.kind + "'");
 }
 
 }  // namespace bnn::exp

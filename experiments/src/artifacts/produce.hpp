@@ -14,8 +14,8 @@ namespace bnn::exp {
 
 struct ArtifactInputs {
   const Model& model;
-  const RegressionData& train;     // as the method saw it
-  const Eigen::MatrixXd& X_test;   // in the same units
+  const RegressionData& train;         // as the method saw it
+  const Eigen::MatrixXd& X_test;       // in the same units
   const std::vector<long>& test_rows;  // rows of the data set
 };
 

@@ -17,7 +17,8 @@ void check_output_path(const std::string& path, const std::string& option) {
     std::ifstream in(path, std::ios::binary);
     in.read(head.data(), head.size());
     if (in.gcount() == 16 && std::memcmp(head.data(), "SQLite format 3", 16) == 0)
-      throw std::invalid_argument(option + " " + path + " is a results store (SQLite database); refusing to overwrite it");
+      throw std::invalid_argument(option + " " + path +
+                                  " is a results store (SQLite database); refusing to overwrite it");
   }
 }
 

@@ -43,12 +43,9 @@ double mean_of(const std::vector<double>& v) {
 }  // namespace
 
 std::map<std::string, double> split_metrics(const PointScores& s) {
-  return {{"rmse", std::sqrt(mean_of(s.squared_error))},
-          {"test_ll", mean_of(s.log_density)},
-          {"lpd_mean", mean_of(s.log_density)},
-          {"se_mean", mean_of(s.squared_error)},
-          {"coverage95", mean_of(s.covered95)},
-          {"crps", mean_of(s.crps)}};
+  return {{"rmse", std::sqrt(mean_of(s.squared_error))}, {"test_ll", mean_of(s.log_density)},
+          {"lpd_mean", mean_of(s.log_density)},          {"se_mean", mean_of(s.squared_error)},
+          {"coverage95", mean_of(s.covered95)},          {"crps", mean_of(s.crps)}};
 }
 
 const std::vector<MetricInfo>& metric_catalog() {

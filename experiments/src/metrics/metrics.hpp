@@ -32,8 +32,8 @@ long count_non_finite(const PointScores& scores);
 struct MetricInfo {
   std::string name;
   std::string title;
-  bool pooled;       // computed from all test points of all splits pooled
-  bool comparable;   // mark differences from the paper beyond two standard errors
+  bool pooled;      // computed from all test points of all splits pooled
+  bool comparable;  // mark differences from the paper beyond two standard errors
 };
 const std::vector<MetricInfo>& metric_catalog();
 const MetricInfo* find_metric(const std::string& name);

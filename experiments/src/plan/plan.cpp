@@ -44,9 +44,8 @@ ConfigIdentity config_identity(const ExperimentSpec& spec, const DatasetConfig& 
                                const data::DatasetSpec& dataset_spec, const MethodConfig& method) {
   ConfigIdentity id;
   const ParamMap params = method.options_for(dataset_spec.name, dataset_spec.aliases);
-  const std::string options = method_available(method.method)
-                                  ? find_method(method.method).canonical_config(params)
-                                  : std::string("(not implemented)");
+  const std::string options = method_available(method.method) ? find_method(method.method).canonical_config(params)
+                                                              : std::string("(not implemented)");
   id.canonical = "method=" + method.method + "|options=" + options + "|seed=" + std::to_string(spec.seed) +
                  "|protocol=" + spec.protocol_for(dataset).describe() + "|scale=" + spec.scale +
                  "|irrelevant_inputs=" + std::to_string(dataset.irrelevant_inputs);
@@ -83,8 +82,8 @@ std::vector<const ArtifactSpec*> artifact_requests(const ExperimentSpec& spec, c
     }
     for (const ArtifactSpec* other : out)
       if (other->kind == a.kind)
-        throw std::invalid_argument(spec.name + ": two [[artifacts]] of kind " + a.kind + " apply to " + key.describe() +
-                                    "; give each a disjoint list of methods, datasets or splits");
+        throw std::invalid_argument(spec.name + ": two [[artifacts]] of kind " + a.kind + " apply to " +
+                                    key.describe() + "; give each a disjoint list of methods, datasets or splits");
     out.push_back(&a);
   }
   return out;
@@ -116,7 +115,8 @@ namespace {
 std::string methods_offering(const std::string& kind) {
   std::string out;
   for (const auto& e : method_registry())
-    if (std::find(e.artifacts.begin(), e.artifacts.end(), kind) != e.artifacts.end()) out += (out.empty() ? "" : ", ") + e.name;
+    if (std::find(e.artifacts.begin(), e.artifacts.end(), kind) != e.artifacts.end())
+      out += (out.empty() ? "" : ", ") + e.name;
   return out;
 }
 
@@ -134,7 +134,8 @@ void check_spec(const ExperimentSpec& spec, const data::DatasetRegistry& registr
       throw std::invalid_argument(where + ": 'datasets': " + e.what());
     }
     for (const auto* other : used)
-      if (other == ds) throw std::invalid_argument(where + ": 'datasets' names " + ds->name + " twice (as '" + dc.name + "')");
+      if (other == ds)
+        throw std::invalid_argument(where + ": 'datasets' names " + ds->name + " twice (as '" + dc.name + "')");
     used.push_back(ds);
   }
   for (const auto& a : spec.artifacts)
@@ -143,8 +144,8 @@ void check_spec(const ExperimentSpec& spec, const data::DatasetRegistry& registr
           const auto& offered = find_method(m.method).artifacts;
           return std::find(offered.begin(), offered.end(), a.kind) != offered.end();
         }))
-      throw std::invalid_argument(where + ": [[artifacts]] " + a.kind + ": no method of the spec offers it; methods that do: " +
-                                  methods_offering(a.kind));
+      throw std::invalid_argument(where + ": [[artifacts]] " + a.kind +
+                                  ": no method of the spec offers it; methods that do: " + methods_offering(a.kind));
   for (const auto& m : spec.methods) {
     // A data set the registry does not know is a typo; one the spec does not use is allowed
     // (a spec copied to run on other data keeps working).
@@ -176,7 +177,8 @@ std::vector<std::string> checked_selection(const ExperimentSpec& spec, const dat
   std::vector<std::string> canonical;
   for (const auto& name : dataset_names) canonical.push_back(registry.find(name).name);
   for (const auto& label : method_labels)
-    if (std::none_of(spec.methods.begin(), spec.methods.end(), [&](const MethodConfig& m) { return m.label == label; })) {
+    if (std::none_of(spec.methods.begin(), spec.methods.end(),
+                     [&](const MethodConfig& m) { return m.label == label; })) {
       std::string known;
       for (const auto& m : spec.methods) known += (known.empty() ? "" : ", ") + m.label;
       throw std::invalid_argument("--methods: " + spec.name + " has no method '" + label + "'; its methods: " + known);
@@ -241,7 +243,8 @@ Plan make_plan(const ExperimentSpec& spec, const data::DatasetRegistry& registry
     for (const MethodConfig* m : methods) {
       const ConfigIdentity id = config_identity(spec, dc, ds, *m);
       for (std::size_t s = 0; s < pd.splits.size(); ++s) {
-        if (!options.only_splits.empty() && !std::binary_search(options.only_splits.begin(), options.only_splits.end(), static_cast<int>(s)))
+        if (!options.only_splits.empty() &&
+            !std::binary_search(options.only_splits.begin(), options.only_splits.end(), static_cast<int>(s)))
           continue;
         Job job;
         job.key = {spec.name, ds.name, m->label, id.hash, static_cast<int>(s)};

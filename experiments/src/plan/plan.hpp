@@ -8,8 +8,8 @@
 
 #include "datasets/src/dataset.hpp"
 #include "datasets/src/registry.hpp"
-#include "experiments/src/spec/spec.hpp"
 #include "experiments/src/plan/job_key.hpp"
+#include "experiments/src/spec/spec.hpp"
 
 namespace bnn::exp {
 

@@ -99,8 +99,10 @@ JobSelection select_jobs(const std::vector<JobRecord>& stored, const std::string
     auto known = by_hash.find(job.key.config_hash);
     if (known == by_hash.end()) {
       ConfigComparison c;
-      if (job.key.config_hash == current.hash) c.match = ConfigMatch::same;
-      else c = compare_config(job.config, current.canonical);
+      if (job.key.config_hash == current.hash)
+        c.match = ConfigMatch::same;
+      else
+        c = compare_config(job.config, current.canonical);
       known = by_hash.emplace(job.key.config_hash, std::move(c)).first;
     }
     const ConfigComparison& comparison = known->second;
@@ -110,7 +112,8 @@ JobSelection select_jobs(const std::vector<JobRecord>& stored, const std::string
     }
     auto [it, inserted] = by_split.try_emplace(job.key.split, Candidate{&job, comparison});
     if (inserted) continue;
-    const int mine = preference(job, comparison.match), theirs = preference(*it->second.job, it->second.comparison.match);
+    const int mine = preference(job, comparison.match),
+              theirs = preference(*it->second.job, it->second.comparison.match);
     // Ties (two older configurations) go to the later finished, then to the hash: deterministic.
     if (mine < theirs || (mine == theirs && std::tie(job.finished_at, job.key.config_hash) >
                                                 std::tie(it->second.job->finished_at, it->second.job->key.config_hash)))
@@ -146,7 +149,8 @@ std::vector<const JobRecord*> stored_records(const std::vector<Job>& jobs, const
   for (const Job& job : jobs) {
     auto [it, inserted] = chosen.try_emplace({job.key.dataset, job.key.method_label});
     if (inserted)
-      for (const JobRecord* r : select_jobs(stored, job.key.dataset, job.key.method_label, {job.config, job.key.config_hash}).jobs)
+      for (const JobRecord* r :
+           select_jobs(stored, job.key.dataset, job.key.method_label, {job.config, job.key.config_hash}).jobs)
         it->second[r->key.split] = r;
     const auto found = it->second.find(job.key.split);
     out.push_back(found == it->second.end() ? nullptr : found->second);

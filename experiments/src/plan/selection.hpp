@@ -31,10 +31,10 @@ ConfigComparison compare_config(const std::string& stored, const std::string& cu
 // finished job with the current configuration, a finished older one, a failed current one,
 // a failed older one.
 struct JobSelection {
-  std::vector<const JobRecord*> jobs;      // ordered by split
-  int older = 0;                           // how many of `jobs` are older configurations
-  std::set<std::string> missing_options;   // union over those
-  bool other_configurations = false;       // the store also holds jobs of other configurations
+  std::vector<const JobRecord*> jobs;     // ordered by split
+  int older = 0;                          // how many of `jobs` are older configurations
+  std::set<std::string> missing_options;  // union over those
+  bool other_configurations = false;      // the store also holds jobs of other configurations
 };
 JobSelection select_jobs(const std::vector<JobRecord>& stored, const std::string& dataset,
                          const std::string& method_label, const ConfigIdentity& current);
@@ -56,12 +56,12 @@ bool is_finished(const Job& job, const JobRecord* record);
 struct PlanStatus {
   std::string dataset, method_label;
   long planned = 0;
-  long done = 0;        // finished with the current configuration
-  long done_older = 0;  // finished before some options existed (see select_jobs)
-  long retry = 0;       // failed before: run again
-  long artifacts = 0;   // finished, but without artifacts the spec now asks for: run again
-  long partial = 0;     // active learning stopped part way: resumes after its stored steps
-  long fresh = 0;       // never run
+  long done = 0;         // finished with the current configuration
+  long done_older = 0;   // finished before some options existed (see select_jobs)
+  long retry = 0;        // failed before: run again
+  long artifacts = 0;    // finished, but without artifacts the spec now asks for: run again
+  long partial = 0;      // active learning stopped part way: resumes after its stored steps
+  long fresh = 0;        // never run
   double seconds = 0.0;  // fit + predict, summed over the finished ones
 };
 std::vector<PlanStatus> plan_status(const std::vector<Job>& jobs, const std::vector<JobRecord>& stored);

@@ -62,7 +62,7 @@ plot::Panel family_panel(const std::vector<Marginal>& rows, const std::string& f
         panel.x_categories.emplace_back(r.unit, r.unit == 0 ? "b" : std::to_string(r.unit));
       } else {
         positions.push_back(static_cast<double>(chosen.size()));
-        panel.x_categories.emplace_back(positions.back(), r.input == 0 ? "all"
+        panel.x_categories.emplace_back(positions.back(), r.input == 0           ? "all"
                                                           : r.input > inputs - 1 ? "b"
                                                                                  : std::to_string(r.input));
       }
@@ -118,8 +118,9 @@ std::string fixed(double x, int decimals) {
 plot::Figure parameter_marginal_figure(const std::vector<JobTable>& marginals) {
   plot::Figure figure;
   figure.title = "NN-EP parameters: 95% marginal intervals (EP-NN paper, Figures 2(c,d) and 4)";
-  figure.notes.push_back("input weights grouped by hidden unit (within a unit: inputs 1..d, then the bias); "
-                         "phi: log prior variance of each scale group; v: output weights (b: the output bias)");
+  figure.notes.push_back(
+      "input weights grouped by hidden unit (within a unit: inputs 1..d, then the bias); "
+      "phi: log prior variance of each scale group; v: output weights (b: the output bias)");
   figure.columns = 3;
   figure.panel_width = 360.0;
   for (const auto& job : marginals) {
@@ -165,15 +166,17 @@ plot::Figure gaussian_fit_figure(const std::vector<JobTable>& gaussians, const A
   const double top = grid.values.maxCoeff();
   plot::Figure figure;
   figure.title = "Barber & Bishop (1998), Figure 2: Gaussian approximations to a two-weight posterior";
-  figure.notes.push_back("f(x) = v erf(u x / sqrt 2); contours at log density max - r^2/2 for r = 1, 2, 3 "
-                         "(a Gaussian's 1, 2, 3 sd); the posterior has two modes, (u, v) and (-u, -v)");
+  figure.notes.push_back(
+      "f(x) = v erf(u x / sqrt 2); contours at log density max - r^2/2 for r = 1, 2, 3 "
+      "(a Gaussian's 1, 2, 3 sd); the posterior has two modes, (u, v) and (-u, -v)");
   figure.columns = static_cast<int>(gaussians.size());
   figure.panel_height = 300.0;
   figure.legend = {{"posterior p(u, v | D)", "#000000", plot::LegendEntry::Kind::line},
                    {"Gaussian approximation Q", plot::palette(1), plot::LegendEntry::Kind::dashed_line}};
   for (const auto& job : gaussians) {
     const ArtifactTable& t = *job.table;
-    if (t.rows() != 2) throw std::invalid_argument(job.method + ": a Gaussian over two parameters is needed for the figure");
+    if (t.rows() != 2)
+      throw std::invalid_argument(job.method + ": a Gaussian over two parameters is needed for the figure");
     const auto& m = t.column("mean").numbers;
     const Eigen::Vector2d mean(m[0], m[1]);
     Eigen::Matrix2d covariance;
@@ -187,12 +190,14 @@ plot::Figure gaussian_fit_figure(const std::vector<JobTable>& gaussians, const A
       std::snprintf(text, sizeof text, "%.3g", it->second);
       title += std::string(": KL(Q||P) = ") + text;
     }
-    if (const auto paper = paper_kl.find(job.method); paper != paper_kl.end()) title += " (paper " + paper->second + ")";
+    if (const auto paper = paper_kl.find(job.method); paper != paper_kl.end())
+      title += " (paper " + paper->second + ")";
     panel.title = title;
     panel.x_label = columns[0].name + " (input weight)";
     panel.y_label = columns[1].name + " (output weight)";
     for (double r : {1.0, 2.0, 3.0})
-      panel.contours.push_back({plot::contour_segments(grid.x, grid.y, grid.values, top - 0.5 * r * r), "#000000", 1.0, false});
+      panel.contours.push_back(
+          {plot::contour_segments(grid.x, grid.y, grid.values, top - 0.5 * r * r), "#000000", 1.0, false});
     // The fit's ellipses: mean + r L (cos t, sin t), L the Cholesky factor of its covariance.
     const Eigen::Matrix2d L = covariance.llt().matrixL();
     for (double r : {1.0, 2.0, 3.0}) {
@@ -223,7 +228,8 @@ plot::Figure chain_trace_figure(const ArtifactTable& draws, const ArtifactTable&
   figure.columns = 2;
   figure.panel_width = 420.0;
   figure.panel_height = 240.0;
-  figure.panels.push_back(trace_panel("training log-likelihood", "log p(y | w, noise)", per_chain(draws, "log_likelihood")));
+  figure.panels.push_back(
+      trace_panel("training log-likelihood", "log p(y | w, noise)", per_chain(draws, "log_likelihood")));
   figure.panels.push_back(trace_panel("noise sd", "sd (normalized)", per_chain(draws, "noise_sd")));
   const auto point_title = [&](const char* which, Eigen::Index i) {
     return "f at test point " + std::to_string(i + 1) + " (" + which + " R-hat, " +

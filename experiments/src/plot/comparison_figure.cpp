@@ -22,10 +22,13 @@ void add_interval(plot::Intervals& s, double x, double value, double se) {
 
 plot::Figure comparison_figure(const ReportData& r) {
   plot::Figure figure;
-  figure.title = r.spec->name + (r.spec->title.empty() ? std::string() : ": " + r.spec->title) + ", ours beside the paper's";
-  figure.notes.push_back("mean -+ 2 standard errors (over splits; a dot alone where none is defined); '*' after a "
-                         "method: ours differs from the paper's by more than two combined standard errors beyond "
-                         "its rounding; paper: " + r.spec->paper);
+  figure.title =
+      r.spec->name + (r.spec->title.empty() ? std::string() : ": " + r.spec->title) + ", ours beside the paper's";
+  figure.notes.push_back(
+      "mean -+ 2 standard errors (over splits; a dot alone where none is defined); '*' after a "
+      "method: ours differs from the paper's by more than two combined standard errors beyond "
+      "its rounding; paper: " +
+      r.spec->paper);
   figure.legend = {{"ours", plot::palette(0), plot::LegendEntry::Kind::interval},
                    {"paper", plot::palette(1), plot::LegendEntry::Kind::interval}};
   figure.columns = 3;
@@ -64,7 +67,8 @@ plot::Figure comparison_figure(const ReportData& r) {
     figure.legend.pop_back();
   }
   if (figure.panels.empty())
-    throw std::invalid_argument("experiment " + r.spec->name + ": the report has no value of a metric compared with "
+    throw std::invalid_argument("experiment " + r.spec->name +
+                                ": the report has no value of a metric compared with "
                                 "the paper to draw");
   return figure;
 }

@@ -3,8 +3,8 @@
 // value and the paper's side by side, each with an interval of two standard errors, so that
 // agreement with the paper shows at a glance ('*' after a method: ours differs from the
 // paper's by more than two combined standard errors, as in the report's tables).
-#include "experiments/src/report/report.hpp"
 #include "experiments/src/plot/svg_plot.hpp"
+#include "experiments/src/report/report.hpp"
 
 namespace bnn::exp {
 

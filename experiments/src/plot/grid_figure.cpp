@@ -26,7 +26,8 @@ std::vector<std::string> method_order(const ExperimentSpec& spec, const Grids& g
 }
 
 // The drawn job per (data set, method): the lowest split.
-std::map<std::pair<std::string, std::string>, const std::pair<JobKey, GridPredictions>*> drawn_jobs(const Grids& grids) {
+std::map<std::pair<std::string, std::string>, const std::pair<JobKey, GridPredictions>*> drawn_jobs(
+    const Grids& grids) {
   std::map<std::pair<std::string, std::string>, const std::pair<JobKey, GridPredictions>*> drawn;
   for (const auto& job : grids) {
     auto& slot = drawn[{job.first.dataset, job.first.method_label}];
@@ -145,7 +146,8 @@ void one_at_a_time_panels(const ExperimentSpec& spec, const Grids& grids, const 
         }
         panel.bands.push_back({x, lower, upper, plot::palette(m), 0.15});
         panel.lines.push_back({x, mean, plot::palette(m), 1.6, false});
-        if (!f.empty() && std::none_of(panel.lines.begin(), panel.lines.end(), [](const plot::Line& l) { return l.dashed; })) {
+        if (!f.empty() &&
+            std::none_of(panel.lines.begin(), panel.lines.end(), [](const plot::Line& l) { return l.dashed; })) {
           std::vector<double> true_f;
           for (Eigen::Index r : idx) true_f.push_back(f[static_cast<std::size_t>(r)]);
           panel.lines.push_back({x, true_f, "#000000", 1.2, true});
@@ -180,8 +182,8 @@ void two_input_panels(const ExperimentSpec& spec, const Grids& grids, const std:
     for (double v : sd_of(job->second)) sd_scale = {std::min(sd_scale.lo, v), std::max(sd_scale.hi, v)};
   }
   // The true function, where known, as a last panel of the first row (the second keeps the slot empty).
-  const std::vector<double> f = jobs.empty() ? std::vector<double>{}
-                                             : truth_at(truth, jobs.front()->first.dataset, jobs.front()->second.points);
+  const std::vector<double> f =
+      jobs.empty() ? std::vector<double>{} : truth_at(truth, jobs.front()->first.dataset, jobs.front()->second.points);
   for (int row = 0; row < 2; ++row) {
     for (const auto* job : jobs) {
       const GridPredictions& g = job->second;

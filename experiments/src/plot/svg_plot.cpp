@@ -12,7 +12,7 @@ namespace bnn::exp::plot {
 
 std::string palette(std::size_t i) {
   static const std::array<const char*, 7> colours{"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                                   "#E69F00", "#56B4E9", "#000000"};
+                                                  "#E69F00", "#56B4E9", "#000000"};
   return colours[i % colours.size()];
 }
 
@@ -82,9 +82,9 @@ Cells grid_cells(const Eigen::Ref<const Eigen::VectorXd>& x, const Eigen::Ref<co
     return axis;
   };
   Cells cells{distinct(x), distinct(y), Eigen::MatrixXd(), scale};
-  cells.values = Eigen::MatrixXd::Constant(static_cast<Eigen::Index>(cells.x.size()),
-                                           static_cast<Eigen::Index>(cells.y.size()),
-                                           std::numeric_limits<double>::quiet_NaN());
+  cells.values =
+      Eigen::MatrixXd::Constant(static_cast<Eigen::Index>(cells.x.size()), static_cast<Eigen::Index>(cells.y.size()),
+                                std::numeric_limits<double>::quiet_NaN());
   for (Eigen::Index r = 0; r < x.size(); ++r) {
     const auto i = std::lower_bound(cells.x.begin(), cells.x.end(), x[r]) - cells.x.begin();
     const auto j = std::lower_bound(cells.y.begin(), cells.y.end(), y[r]) - cells.y.begin();
@@ -127,8 +127,10 @@ std::vector<Segment> contour_segments(const std::vector<double>& x, const std::v
         int first = -1;
         for (int e = 0; e < 4; ++e)
           if (crosses[e]) {
-            if (first < 0) first = e;
-            else join(first, e);
+            if (first < 0)
+              first = e;
+            else
+              join(first, e);
           }
       } else if (count == 4) {
         // A saddle: cut off the two corners on the other side of the level than the centre.
@@ -146,11 +148,20 @@ std::string escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -355,8 +366,9 @@ void draw_panel(std::ostream& out, const Panel& p, const Frame& f, int index) {
       if (!std::isfinite(s.x[i]) || !std::isfinite(s.lower[i]) || !std::isfinite(s.upper[i]) ||
           !std::isfinite(s.centre[i]))
         continue;
-      out << "<line x1=\"" << num(f.px(s.x[i])) << "\" y1=\"" << num(f.py(s.lower[i])) << "\" x2=\"" << num(f.px(s.x[i]))
-          << "\" y2=\"" << num(f.py(s.upper[i])) << "\" stroke=\"" << s.colour << "\" stroke-width=\"1.4\"/>\n";
+      out << "<line x1=\"" << num(f.px(s.x[i])) << "\" y1=\"" << num(f.py(s.lower[i])) << "\" x2=\""
+          << num(f.px(s.x[i])) << "\" y2=\"" << num(f.py(s.upper[i])) << "\" stroke=\"" << s.colour
+          << "\" stroke-width=\"1.4\"/>\n";
       out << "<circle cx=\"" << num(f.px(s.x[i])) << "\" cy=\"" << num(f.py(s.centre[i])) << "\" r=\"1.8\" fill=\""
           << s.colour << "\"/>\n";
     }
@@ -374,8 +386,9 @@ void draw_panel(std::ostream& out, const Panel& p, const Frame& f, int index) {
     const Range& scale = p.cells.front().scale;
     const double x = f.left + f.width + 8.0, bands = 24.0, band_height = f.height / bands;
     for (int k = 0; k < static_cast<int>(bands); ++k)
-      out << "<rect x=\"" << num(x) << "\" y=\"" << num(f.top + f.height - (k + 1) * band_height) << "\" width=\"9\" height=\""
-          << num(band_height + 0.3) << "\" fill=\"" << sequential_colour((k + 0.5) / bands) << "\"/>\n";
+      out << "<rect x=\"" << num(x) << "\" y=\"" << num(f.top + f.height - (k + 1) * band_height)
+          << "\" width=\"9\" height=\"" << num(band_height + 0.3) << "\" fill=\""
+          << sequential_colour((k + 0.5) / bands) << "\"/>\n";
     char text[32];
     for (const auto& [value, y] : {std::pair{scale.hi, f.top + 8.0}, std::pair{scale.lo, f.top + f.height}}) {
       std::snprintf(text, sizeof text, "%.3g", value);
@@ -463,8 +476,12 @@ std::string render_svg(const Figure& figure) {
     const double y0 = top + static_cast<double>(i / static_cast<std::size_t>(columns)) * figure.panel_height;
     const double label_room = p.slanted_categories ? 37.0 : 0.0;
     const double bar_room = p.cells.empty() ? 0.0 : 44.0;  // a colour bar right of a heat map
-    Frame f{x0 + 58.0, y0 + 22.0, figure.panel_width - 72.0 - bar_room, figure.panel_height - 62.0 - label_room,
-            usable(panel_x_range(p)), usable(panel_y_range(p))};
+    Frame f{x0 + 58.0,
+            y0 + 22.0,
+            figure.panel_width - 72.0 - bar_room,
+            figure.panel_height - 62.0 - label_room,
+            usable(panel_x_range(p)),
+            usable(panel_y_range(p))};
     draw_panel(body, p, f, static_cast<int>(i));
   }
   const double height = top + rows * figure.panel_height + 4.0;

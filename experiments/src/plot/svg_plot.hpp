@@ -66,7 +66,7 @@ struct Contour {  // line segments, e.g. from contour_segments
 
 struct Panel {
   std::string title, x_label, y_label;
-  std::optional<Range> x_range, y_range;  // default: the data's
+  std::optional<Range> x_range, y_range;                     // default: the data's
   std::vector<std::pair<double, std::string>> x_categories;  // tick labels at positions instead of numbers
   bool slanted_categories = false;  // the category labels at an angle, for long ones (the plot is shorter)
   std::vector<Cells> cells;

@@ -141,8 +141,9 @@ plot::Figure learning_curve_figure(const ExperimentSpec& spec, const data::Datas
                                    const std::vector<JobRecord>& jobs) {
   plot::Figure figure;
   figure.title = spec.name + ": test RMSE during active learning (mean -+ 1 standard error over repeats)";
-  figure.notes.push_back("evaluation 1: the initial training set; one point added before each further evaluation. "
-                         "Solid: largest predictive variance; dashed: uniformly at random.");
+  figure.notes.push_back(
+      "evaluation 1: the initial training set; one point added before each further evaluation. "
+      "Solid: largest predictive variance; dashed: uniformly at random.");
   figure.columns = 3;
   figure.panel_width = 330.0;
   figure.panel_height = 260.0;
@@ -178,8 +179,9 @@ plot::Figure learning_curve_figure(const ExperimentSpec& spec, const data::Datas
   }
   if (figure.panels.empty()) throw std::invalid_argument(spec.name + ": no finished job to draw learning curves of");
   for (const auto& m : spec.methods)
-    figure.legend.push_back({m.label, plot::palette(colours.at(m.method)),
-                             m.selection == "random" ? plot::LegendEntry::Kind::dashed_line : plot::LegendEntry::Kind::line});
+    figure.legend.push_back(
+        {m.label, plot::palette(colours.at(m.method)),
+         m.selection == "random" ? plot::LegendEntry::Kind::dashed_line : plot::LegendEntry::Kind::line});
   return figure;
 }
 

@@ -164,7 +164,8 @@ std::vector<std::pair<std::string, std::string>> artifact_files(const Experiment
     }
     if (kind == "parameter-marginals") {
       const auto tables = artifact_tables(jobs, "parameter_marginals");
-      if (!tables.empty()) files.emplace_back("parameter_marginals.svg", plot::render_svg(parameter_marginal_figure(tables)));
+      if (!tables.empty())
+        files.emplace_back("parameter_marginals.svg", plot::render_svg(parameter_marginal_figure(tables)));
     } else if (kind == "gaussian-posterior") {
       const auto gaussians = artifact_tables(jobs, "gaussian_posterior");
       const auto density = artifact_tables(jobs, "posterior_density");
@@ -177,8 +178,8 @@ std::vector<std::pair<std::string, std::string>> artifact_files(const Experiment
       const auto draws = artifact_tables(jobs, "chain_draws");
       const auto rhat = artifact_tables(jobs, "chain_rhat");
       for (std::size_t j = 0; j < draws.size() && j < rhat.size(); ++j) {
-        const std::string what = spec.name + ", " + draws[j].dataset + " split " + std::to_string(draws[j].split) + ", " +
-                                 draws[j].method;
+        const std::string what =
+            spec.name + ", " + draws[j].dataset + " split " + std::to_string(draws[j].split) + ", " + draws[j].method;
         const std::string file = draws.size() == 1 ? "chain_traces.svg"
                                                    : "chain_traces_" + draws[j].dataset + "_" + draws[j].method + "_" +
                                                          std::to_string(draws[j].split) + ".svg";

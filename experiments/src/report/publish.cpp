@@ -77,9 +77,7 @@ std::map<std::string, std::string> paper_values(const ReportData& report, const 
   return out;
 }
 
-bool is_artifact_file(const std::string& format) {
-  return format.ends_with(".csv") || format.ends_with(".svg");
-}
+bool is_artifact_file(const std::string& format) { return format.ends_with(".csv") || format.ends_with(".svg"); }
 
 // The files drawn from the shown jobs: the artifacts' tables and figures, an active-learning
 // experiment's learning curves. Name -> contents.
@@ -161,7 +159,7 @@ std::vector<std::pair<std::string, std::string>> published_files(const ReportSou
     formats = {{"report.md", "md"},   {"grid.csv", "grid"},     {"observations.csv", "observations"},
                {"figure.svg", "svg"}, {"splits.csv", "splits"}, {"jobs.csv", "jobs"}};
   else
-    formats = {{"report.md", "md"},   {"report.csv", "csv"},     {"report.tex", "latex"},
+    formats = {{"report.md", "md"},   {"report.csv", "csv"},    {"report.tex", "latex"},
                {"report.svg", "svg"}, {"splits.csv", "splits"}, {"jobs.csv", "jobs"}};
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& [name, format] : formats) files.emplace_back(name, report_text(format, source));
@@ -175,13 +173,13 @@ ComparisonOutcome compare_with_published(const ReportSource& source, const std::
   ResultsStore store(source.results, ResultsStore::Access::read_only);
   ComparisonOutcome out;
   if (is_split_table(published)) {
-    const SplitFileOutcome c = compare_with_split_file(
-        source.spec.name, selected_jobs(store.jobs(source.spec.name, false), source.selection), store.path(), file,
-        published, tolerance);
+    const SplitFileOutcome c =
+        compare_with_split_file(source.spec.name, selected_jobs(store.jobs(source.spec.name, false), source.selection),
+                                store.path(), file, published, tolerance);
     return {c.text, c.error, c.status};
   }
-  const std::string ours = render_csv(
-      build_report(source.spec, source.registry, store, load_reference(source.spec, source.registry), source.selection));
+  const std::string ours = render_csv(build_report(source.spec, source.registry, store,
+                                                   load_reference(source.spec, source.registry), source.selection));
   const TableComparison c = compare_report_tables(ours, published, file, tolerance);
   std::ostringstream text;
   text << "# " << source.spec.name << ": " << store.path() << " against " << file << "\n\n"

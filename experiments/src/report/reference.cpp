@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "experiments/src/io/csv.hpp"
 #include "datasets/src/data_error.hpp"
 #include "datasets/src/text_table.hpp"
+#include "experiments/src/io/csv.hpp"
 
 namespace fs = std::filesystem;
 
@@ -71,10 +71,12 @@ ReferenceValues load_reference(const ExperimentSpec& spec, const data::DatasetRe
   };
   const long dataset_col = ref.fixed_dataset.empty() ? column(ref.dataset_column) : -1;
   if (ref.fixed_dataset.empty() && dataset_col < 0)
-    throw data::DataError(path, 1, 0, "no column '" + ref.dataset_column + "' (reference.dataset_column of " + spec.path + ")");
+    throw data::DataError(path, 1, 0,
+                          "no column '" + ref.dataset_column + "' (reference.dataset_column of " + spec.path + ")");
   const long method_col = ref.method_column.empty() ? -1 : column(ref.method_column);
   if (!ref.method_column.empty() && method_col < 0)
-    throw data::DataError(path, 1, 0, "no column '" + ref.method_column + "' (reference.method_column of " + spec.path + ")");
+    throw data::DataError(path, 1, 0,
+                          "no column '" + ref.method_column + "' (reference.method_column of " + spec.path + ")");
 
   // A pattern that names a column for none of the methods is a mistake in the spec (a method
   // without some metric in the paper simply has no such column).
@@ -82,8 +84,9 @@ ReferenceValues load_reference(const ExperimentSpec& spec, const data::DatasetRe
     if (std::none_of(spec.methods.begin(), spec.methods.end(), [&](const MethodConfig& m) {
           return !m.paper_name.empty() && column(fill(pattern, m.paper_name)) >= 0;
         }))
-      throw data::DataError(path, 1, 0, "reference.values." + metric + " = '" + pattern + "' of " + spec.path +
-                                            " names a column of this file for none of the methods");
+      throw data::DataError(path, 1, 0,
+                            "reference.values." + metric + " = '" + pattern + "' of " + spec.path +
+                                " names a column of this file for none of the methods");
 
   for (const auto& row : table.rows) {
     std::string dataset = ref.fixed_dataset.empty() ? row[static_cast<std::size_t>(dataset_col)] : ref.fixed_dataset;
@@ -103,9 +106,10 @@ ReferenceValues load_reference(const ExperimentSpec& spec, const data::DatasetRe
         if (vc < 0 || row[static_cast<std::size_t>(vc)].empty()) continue;
         PaperValue pv;
         if (!data::parse_number(row[static_cast<std::size_t>(vc)], pv.value))
-          throw data::DataError(path, 0, vc + 1, "'" + row[static_cast<std::size_t>(vc)] + "' in column " +
-                                                     table.header[static_cast<std::size_t>(vc)] + " (data set " +
-                                                     dataset + ") is not a number");
+          throw data::DataError(path, 0, vc + 1,
+                                "'" + row[static_cast<std::size_t>(vc)] + "' in column " +
+                                    table.header[static_cast<std::size_t>(vc)] + " (data set " + dataset +
+                                    ") is not a number");
         pv.resolution = printed_resolution(row[static_cast<std::size_t>(vc)]);
         if (auto e = ref.errors.find(metric); e != ref.errors.end()) {
           const long ec = column(fill(e->second, m.paper_name));

@@ -55,7 +55,8 @@ std::string paper_text(const Cell& c, const std::string& pm, const std::string& 
 std::string metric_title(const std::string& name, const ReportData& r) {
   const MetricInfo* info = find_metric(name);
   std::string title = info ? info->title : name;
-  if (name == "rel_time" && !r.spec->report.relative_time_to.empty()) title = "CPU time relative to " + r.spec->report.relative_time_to;
+  if (name == "rel_time" && !r.spec->report.relative_time_to.empty())
+    title = "CPU time relative to " + r.spec->report.relative_time_to;
   return title + " (" + name + ")";
 }
 
@@ -87,7 +88,9 @@ std::string provenance(const ReportData& r, const std::string& bullet) {
   std::ostringstream out;
   const ExperimentSpec& s = *r.spec;
   out << bullet << "Paper: " << (s.paper.empty() ? "—" : s.paper) << "\n";
-  out << bullet << "Metrics on the " << (s.scale == "original" ? "original target scale" : "normalized target scale (training-part mean and sd)") << "; experiment seed " << s.seed << "\n";
+  out << bullet << "Metrics on the "
+      << (s.scale == "original" ? "original target scale" : "normalized target scale (training-part mean and sd)")
+      << "; experiment seed " << s.seed << "\n";
   for (const auto& row : r.datasets)  // the data sets shown
     if (row.config && row.config->target_transform != data::TargetTransform::none)
       out << bullet << row.config->name << ": target transformed on loading to "
@@ -236,7 +239,8 @@ std::string render_latex(const ReportData& r) {
           head += " & " + latex_escape(m) + " (paper)";
         }
       }
-      out << "\\begin{table}\n\\centering\n\\caption{" << latex_escape(s.name + ": " + metric_title(metric, r)) << "}\n";
+      out << "\\begin{table}\n\\centering\n\\caption{" << latex_escape(s.name + ": " + metric_title(metric, r))
+          << "}\n";
       out << "\\begin{tabular}{" << columns << "}\n\\toprule\n" << head << " \\\\\n\\midrule\n";
       for (const auto& d : r.datasets) {
         out << latex_escape(d.name) << " & " << size_text(d) << " & " << dims_text(d);
@@ -256,7 +260,8 @@ std::string render_latex(const ReportData& r) {
       columns += "r";
       head += " & " + latex_escape(metric);
     }
-    out << "\\begin{table}\n\\centering\n\\caption{" << latex_escape(s.name + (s.title.empty() ? "" : ": " + s.title)) << "}\n";
+    out << "\\begin{table}\n\\centering\n\\caption{" << latex_escape(s.name + (s.title.empty() ? "" : ": " + s.title))
+        << "}\n";
     out << "\\begin{tabular}{" << columns << "}\n\\toprule\n" << head << " \\\\\n";
     for (const auto& d : r.datasets) {
       out << "\\midrule\n\\multicolumn{" << r.metrics.size() + 1 << "}{l}{\\textbf{" << latex_escape(d.name)
@@ -303,8 +308,8 @@ std::string render_split_csv(const std::vector<JobRecord>& jobs) {
   for (const auto& j : jobs)
     for (const auto& e : j.evaluations)
       for (const auto& [name, value] : e.metrics)
-        out << j.key.dataset << "," << j.key.method_label << "," << j.key.config_hash << "," << j.key.split
-            << "," << j.status << "," << (e.step == 0 ? name : name + "@" + std::to_string(e.step)) << ","
+        out << j.key.dataset << "," << j.key.method_label << "," << j.key.config_hash << "," << j.key.split << ","
+            << j.status << "," << (e.step == 0 ? name : name + "@" + std::to_string(e.step)) << ","
             << exact_number(value) << "\n";
   return out.str();
 }
@@ -316,12 +321,12 @@ std::string render_job_csv(const std::vector<JobRecord>& jobs) {
          "warnings,diagnostics\n";
   for (const auto& j : jobs)
     out << csv_field(j.key.dataset) << "," << csv_field(j.key.method_label) << "," << j.key.config_hash << ","
-        << j.key.split << "," << csv_field(j.method) << "," << csv_field(j.config) << "," << j.seed << "," << j.status << "," << csv_field(j.error)
-        << "," << csv_field(j.fit_status) << "," << csv_field(j.fit_message) << "," << j.fit_iterations << ","
-        << j.n_train << "," << j.n_test << "," << j.n_features << "," << exact_number(j.fit_seconds) << ","
-        << exact_number(j.fit_cpu_seconds) << "," << exact_number(j.predict_seconds) << ","
-        << csv_field(j.code_version) << "," << csv_field(j.host) << "," << csv_field(j.finished_at) << ","
-        << csv_field(j.warnings) << "," << csv_field(j.diagnostics) << "\n";
+        << j.key.split << "," << csv_field(j.method) << "," << csv_field(j.config) << "," << j.seed << "," << j.status
+        << "," << csv_field(j.error) << "," << csv_field(j.fit_status) << "," << csv_field(j.fit_message) << ","
+        << j.fit_iterations << "," << j.n_train << "," << j.n_test << "," << j.n_features << ","
+        << exact_number(j.fit_seconds) << "," << exact_number(j.fit_cpu_seconds) << ","
+        << exact_number(j.predict_seconds) << "," << csv_field(j.code_version) << "," << csv_field(j.host) << ","
+        << csv_field(j.finished_at) << "," << csv_field(j.warnings) << "," << csv_field(j.diagnostics) << "\n";
   return out.str();
 }
 

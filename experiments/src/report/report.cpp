@@ -8,9 +8,9 @@
 #include <string_view>
 
 #include "experiments/src/plan/plan.hpp"
+#include "experiments/src/plan/selection.hpp"
 #include "experiments/src/report/active_learning_report.hpp"
 #include "experiments/src/report/artifact_report.hpp"
-#include "experiments/src/plan/selection.hpp"
 
 namespace bnn::exp {
 namespace {
@@ -94,8 +94,8 @@ bool ReportSelection::shows_dataset(const std::string& name) const {
   return datasets.empty() || std::find(datasets.begin(), datasets.end(), name) != datasets.end();
 }
 
-ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry& registry,
-                        ResultsStore& store, const ReferenceValues& references, const ReportSelection& selection) {
+ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry& registry, ResultsStore& store,
+                        const ReferenceValues& references, const ReportSelection& selection) {
   ReportData r;
   r.spec = &spec;
   r.metrics = spec.report.metrics;
@@ -118,7 +118,7 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
   });
   const bool need_points = pooled || !spec.artifacts.empty();
   std::vector<const JobRecord*> finished;  // finished jobs of the table, for its artifacts
-  long in_progress = 0;                     // active-learning jobs stopped part way
+  long in_progress = 0;                    // active-learning jobs stopped part way
   const std::vector<JobRecord> jobs = store.jobs(spec.name, need_points);
   std::set<std::string> stale;
   std::set<std::string> unpooled;  // some job without per-point predictions (merge --without-points)
@@ -160,7 +160,8 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
           while (!rest.empty()) {
             const auto cut = rest.find("; ");
             auto& splits = warned[{ds.name + "/" + m.label, std::string(rest.substr(0, cut))}];
-            if (splits.empty() || splits.back() != j.key.split) splits.push_back(j.key.split);  // a warning twice in one job counts once
+            if (splits.empty() || splits.back() != j.key.split)
+              splits.push_back(j.key.split);  // a warning twice in one job counts once
             rest = cut == std::string_view::npos ? std::string_view{} : rest.substr(cut + 2);
           }
           if (row.n_train == 0) {
@@ -176,8 +177,7 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
         }
       }
       by_method[m.label] = aggregate_metrics(ok);
-      if (pooled && !ok.empty() && !by_method[m.label].contains("lpd_std"))
-        unpooled.insert(ds.name + "/" + m.label);
+      if (pooled && !ok.empty() && !by_method[m.label].contains("lpd_std")) unpooled.insert(ds.name + "/" + m.label);
       for (const auto& metric : r.metrics) {
         Cell c;
         c.n_splits = static_cast<int>(ok.size());
@@ -234,10 +234,13 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
                          (splits.size() == 1 ? " split: " : " splits: ") + list + ")");
   }
   for (const auto& s : unpooled)
-    r.notes.push_back(s + ": some jobs have no per-point predictions (a store merged with --without-points), so LPD and SE "
-                          "means are means of per-split means and their std and percentiles are not shown");
+    r.notes.push_back(s +
+                      ": some jobs have no per-point predictions (a store merged with --without-points), so LPD and SE "
+                      "means are means of per-split means and their std and percentiles are not shown");
   for (const auto& s : stale)
-    r.notes.push_back(s + ": the store also holds results made with other options or seed (not shown; pass the run's --set to report them)");
+    r.notes.push_back(
+        s +
+        ": the store also holds results made with other options or seed (not shown; pass the run's --set to report them)");
   r.artifacts = artifact_markdown(spec, finished);
   if (spec.active_learning) {
     std::vector<JobRecord> shown;
@@ -247,11 +250,13 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
     r.artifacts += paired_markdown(spec, names, shown);
   }
   if (in_progress > 0)
-    r.notes.push_back(std::to_string(in_progress) + " job(s) stopped part way (not shown); `bnnbench run` resumes them "
+    r.notes.push_back(std::to_string(in_progress) +
+                      " job(s) stopped part way (not shown); `bnnbench run` resumes them "
                       "after their last stored step");
   for (const auto& m : spec.methods)
-    if (selection.shows_method(m.label) && !method_available(m.method)) r.notes.push_back("method " + m.label + " (" + m.method + ") is not implemented yet: no results of ours" +
-                       (spec.reference ? " (the paper's numbers are shown)" : ""));
+    if (selection.shows_method(m.label) && !method_available(m.method))
+      r.notes.push_back("method " + m.label + " (" + m.method + ") is not implemented yet: no results of ours" +
+                        (spec.reference ? " (the paper's numbers are shown)" : ""));
   return r;
 }
 

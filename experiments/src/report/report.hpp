@@ -25,8 +25,8 @@ struct Cell {
 
 struct DatasetRow {
   const DatasetConfig* config = nullptr;  // the spec's entry
-  std::string name;  // canonical
-  long n_train = 0, n_test = 0, d = 0;  // from our jobs (0 when none)
+  std::string name;                       // canonical
+  long n_train = 0, n_test = 0, d = 0;    // from our jobs (0 when none)
   long paper_n = 0, paper_d = 0;
 };
 
@@ -71,9 +71,8 @@ std::vector<JobRecord> shown_jobs(const ExperimentSpec& spec, const data::Datase
 // Aggregates the finished jobs of the spec's current configuration (results made with other
 // options or seeds are ignored and noted). `references` may be empty. A selection leaves out
 // the other data sets and methods (a method's time relative to one left out is still shown).
-ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry& registry,
-                        ResultsStore& store, const ReferenceValues& references,
-                        const ReportSelection& selection = {});
+ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry& registry, ResultsStore& store,
+                        const ReferenceValues& references, const ReportSelection& selection = {});
 
 std::string render_markdown(const ReportData& report);
 std::string render_latex(const ReportData& report);

@@ -19,8 +19,9 @@ std::string dry_run_table(const std::vector<PlanStatus>& rows, const std::string
         << (finished > 0 ? format_duration(r.seconds / static_cast<double>(finished)) : "—") << " |\n";
     to_run += r.retry + r.partial + r.artifacts + r.fresh + (rerun ? finished : 0);
   }
-  out << "\n" << to_run << " job(s) would run" << (rerun ? " (--rerun: the finished ones again)" : "")
-      << "; results store " << results << "\n";
+  out << "\n"
+      << to_run << " job(s) would run" << (rerun ? " (--rerun: the finished ones again)" : "") << "; results store "
+      << results << "\n";
   return out.str();
 }
 

@@ -39,9 +39,10 @@ Choice choose(const std::string& selection, const Model& model, const JobData& d
       for (Eigen::Index i = 0; i < predictive->size(); ++i) variances.push_back(predictive->variance(i));
     }
   }
-  const std::size_t at = select_next(selection, remaining.size(), [&](std::size_t i) { return variances[i]; }, rng);
-  const double variance = selection == "variance" ? variances[at]
-                                                  : predict_rows(static_cast<Eigen::Index>(at), 1)->variance(0);
+  const std::size_t at = select_next(
+      selection, remaining.size(), [&](std::size_t i) { return variances[i]; }, rng);
+  const double variance =
+      selection == "variance" ? variances[at] : predict_rows(static_cast<Eigen::Index>(at), 1)->variance(0);
   return {remaining[at], variance * scale2};
 }
 
@@ -100,12 +101,13 @@ JobRecord run_active_learning(const ExperimentSpec& spec, const Plan& plan, cons
     for (int step = first; step <= additions; ++step) {
       std::vector<Eigen::Index> train = split.train;
       train.insert(train.end(), added.begin(), added.end());
-      const JobData data = prepare_job_data(pd, train, split.test, pd.data.origin + " (split " +
-                                                                       std::to_string(job.key.split) + ", step " +
-                                                                       std::to_string(step) + ")");
+      const JobData data = prepare_job_data(
+          pd, train, split.test,
+          pd.data.origin + " (split " + std::to_string(job.key.split) + ", step " + std::to_string(step) + ")");
       // Each step's own streams: a resumed job draws what an uninterrupted one does.
-      FitAndScore fitted = fit_and_score(method, job.params, data,
-                                         derive_seed(job.fit_seed, static_cast<std::uint64_t>(step)), original_scale, threads);
+      FitAndScore fitted =
+          fit_and_score(method, job.params, data, derive_seed(job.fit_seed, static_cast<std::uint64_t>(step)),
+                        original_scale, threads);
       add_fit(rec, fitted);
       rec.n_train = data.train.X.rows();
       rec.n_test = data.X_test.rows();

@@ -33,8 +33,8 @@ GridPoints make_grid(const GridSpec& grid, Eigen::Index inputs) {
     return g;
   }
   if (axes != 1 && axes != inputs)
-    throw std::invalid_argument("grid: one-at-a-time needs one axis, or one per input (" +
-                                std::to_string(inputs) + "), not " + std::to_string(axes));
+    throw std::invalid_argument("grid: one-at-a-time needs one axis, or one per input (" + std::to_string(inputs) +
+                                "), not " + std::to_string(axes));
   Eigen::Index total = 0;
   for (Eigen::Index j = 0; j < inputs; ++j) total += grid.axes[static_cast<std::size_t>(axes == 1 ? 0 : j)].points;
   g.X = Eigen::MatrixXd::Constant(total, inputs, grid.fixed);

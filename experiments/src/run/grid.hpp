@@ -8,7 +8,7 @@
 namespace bnn::exp {
 
 struct GridPoints {
-  Eigen::MatrixXd X;          // one grid point per row, original input units
+  Eigen::MatrixXd X;           // one grid point per row, original input units
   std::vector<double> varied;  // one-at-a-time: the 1-based input varied in each row; else empty
 };
 

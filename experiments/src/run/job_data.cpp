@@ -31,7 +31,8 @@ JobData prepare_job_data(const PreparedDataset& pd, const std::vector<Eigen::Ind
 JobData prepare_job_data(const Plan& plan, const Job& job) {
   const PreparedDataset& pd = plan.datasets.at(job.dataset);
   const data::Split& split = pd.splits.at(static_cast<std::size_t>(job.key.split));
-  return prepare_job_data(pd, split.train, split.test, pd.data.origin + " (split " + std::to_string(job.key.split) + ")");
+  return prepare_job_data(pd, split.train, split.test,
+                          pd.data.origin + " (split " + std::to_string(job.key.split) + ")");
 }
 
 JobData user_job_data(const UserFiles& files) {

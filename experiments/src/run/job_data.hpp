@@ -16,8 +16,8 @@ namespace bnn::exp {
 struct JobData {
   RegressionData train;
   Eigen::MatrixXd X_test;
-  Eigen::VectorXd y_test;  // original units
-  data::Standardizer norm;  // identity when not normalized
+  Eigen::VectorXd y_test;       // original units
+  data::Standardizer norm;      // identity when not normalized
   std::vector<long> test_rows;  // rows of the data set
 };
 

@@ -12,9 +12,12 @@ std::string format_duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "?";
   char buffer[32];
   const long s = std::lround(seconds);
-  if (s < 60) std::snprintf(buffer, sizeof buffer, "%lds", s);
-  else if (s < 3600) std::snprintf(buffer, sizeof buffer, "%ldm%02lds", s / 60, s % 60);
-  else std::snprintf(buffer, sizeof buffer, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
+  if (s < 60)
+    std::snprintf(buffer, sizeof buffer, "%lds", s);
+  else if (s < 3600)
+    std::snprintf(buffer, sizeof buffer, "%ldm%02lds", s / 60, s % 60);
+  else
+    std::snprintf(buffer, sizeof buffer, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
   return buffer;
 }
 
@@ -68,8 +71,8 @@ void Progress::draw() {
   std::string bar(static_cast<std::size_t>(filled), '=');
   bar.resize(width, ' ');
   std::fprintf(stderr, "\r[%s] %ld/%ld jobs%s  elapsed %s  ETA %s   ", bar.c_str(), done_, total_,
-               failed_ ? (" (" + std::to_string(failed_) + " failed)").c_str() : "",
-               format_duration(elapsed).c_str(), format_duration(eta).c_str());
+               failed_ ? (" (" + std::to_string(failed_) + " failed)").c_str() : "", format_duration(elapsed).c_str(),
+               format_duration(eta).c_str());
   std::fflush(stderr);
 }
 

@@ -9,12 +9,12 @@
 
 #include "bnnbench_version.hpp"
 #include "datasets/src/normalize.hpp"
-#include "methods/registry.hpp"
 #include "experiments/src/artifacts/produce.hpp"
+#include "experiments/src/plan/selection.hpp"
 #include "experiments/src/run/active_learning.hpp"
 #include "experiments/src/run/fit_and_score.hpp"
 #include "experiments/src/run/progress.hpp"
-#include "experiments/src/plan/selection.hpp"
+#include "methods/registry.hpp"
 
 namespace bnn::exp {
 namespace {
@@ -118,8 +118,10 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
       rec.artifact_requests[request->kind] = request->canonical();
     }
     rec.evaluations.push_back(std::move(fitted.evaluation));
-    if (non_finite > 0) fail_non_finite(rec, non_finite);
-    else rec.status = "ok";
+    if (non_finite > 0)
+      fail_non_finite(rec, non_finite);
+    else
+      rec.status = "ok";
   });
   rec.finished_at = utc_now();
   return rec;
@@ -150,8 +152,10 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   std::vector<const Job*> pending;
   std::map<const Job*, const JobRecord*> partial;  // active learning stopped part way: resumed
   for (std::size_t j = 0; j < share.size(); ++j) {
-    if (is_finished(share[j], records[j]) && !options.rerun) ++summary.already_done;
-    else pending.push_back(&share[j]);
+    if (is_finished(share[j], records[j]) && !options.rerun)
+      ++summary.already_done;
+    else
+      pending.push_back(&share[j]);
     if (records[j] && records[j]->status == "partial" && records[j]->key == share[j].key && !options.rerun)
       partial[&share[j]] = records[j];
   }
@@ -196,8 +200,8 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
                                "): " + ex.what());
       }
     };
-    JobRecord rec = execute_job(spec, plan, job, threads_per_job,
-                                resumed == partial.end() ? nullptr : resumed->second, checkpoint);
+    JobRecord rec =
+        execute_job(spec, plan, job, threads_per_job, resumed == partial.end() ? nullptr : resumed->second, checkpoint);
     rec.run_id = run.run_id;
     ++ran;
     if (rec.status != "ok") ++failed;

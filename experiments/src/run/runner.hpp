@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "methods/core/model.hpp"
 #include "experiments/src/plan/plan.hpp"
 #include "experiments/src/run/fit_and_score.hpp"
 #include "experiments/src/run/job_data.hpp"
 #include "experiments/src/store/store.hpp"
+#include "methods/core/model.hpp"
 
 namespace bnn::exp {
 
@@ -32,11 +32,11 @@ struct RunOptions {
 };
 
 struct RunSummary {
-  long planned = 0;        // jobs in this shard
-  long already_done = 0;   // skipped: finished in an earlier run (see selection.hpp)
+  long planned = 0;       // jobs in this shard
+  long already_done = 0;  // skipped: finished in an earlier run (see selection.hpp)
   long ran = 0;
   long failed = 0;
-  long kept = 0;           // failed reruns: the finished result stays in the store
+  long kept = 0;  // failed reruns: the finished result stays in the store
   std::vector<std::string> store_errors;
   double wall_seconds = 0.0;
 };
@@ -47,8 +47,7 @@ struct RunSummary {
 // evaluations of `resume` (its partial record) and gives `checkpoint` its record after every
 // evaluation.
 JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& job, int threads = 1,
-                      const JobRecord* resume = nullptr,
-                      const std::function<void(const JobRecord&)>& checkpoint = {});
+                      const JobRecord* resume = nullptr, const std::function<void(const JobRecord&)>& checkpoint = {});
 
 // Pieces of a job's record: its identity and provenance; a fit's times (added to the record's)
 // and report; a failure for predictions that are not finite.

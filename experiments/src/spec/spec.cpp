@@ -1,10 +1,10 @@
 #include "experiments/src/spec/spec.hpp"
 
+#include <toml++/toml.h>
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
-#include <toml++/toml.h>
 
 #include "datasets/src/data_error.hpp"
 #include "experiments/src/artifacts/kinds.hpp"
@@ -83,17 +83,25 @@ class SpecReader {
     if (!t) fail(n, "protocol must be a table like { kind = \"kfold\", folds = 10 }");
     data::Protocol p;
     const std::string kind = text(*t, "kind", true);
-    if (kind == "published") p.kind = data::Protocol::Kind::published;
-    else if (kind == "kfold") p.kind = data::Protocol::Kind::kfold;
-    else if (kind == "random") p.kind = data::Protocol::Kind::random;
-    else if (kind == "all") p.kind = data::Protocol::Kind::all;
-    else fail(n, "protocol kind '" + kind + "' is not one of published, kfold, random, all");
+    if (kind == "published")
+      p.kind = data::Protocol::Kind::published;
+    else if (kind == "kfold")
+      p.kind = data::Protocol::Kind::kfold;
+    else if (kind == "random")
+      p.kind = data::Protocol::Kind::random;
+    else if (kind == "all")
+      p.kind = data::Protocol::Kind::all;
+    else
+      fail(n, "protocol kind '" + kind + "' is not one of published, kfold, random, all");
     switch (p.kind) {
-      case data::Protocol::Kind::kfold: allow_keys(*t, {"kind", "folds"}, "a kfold protocol"); break;
+      case data::Protocol::Kind::kfold:
+        allow_keys(*t, {"kind", "folds"}, "a kfold protocol");
+        break;
       case data::Protocol::Kind::random:
         allow_keys(*t, {"kind", "repeats", "train_fraction", "n_train", "n_test"}, "a random protocol");
         break;
-      default: allow_keys(*t, {"kind"}, "a " + kind + " protocol");
+      default:
+        allow_keys(*t, {"kind"}, "a " + kind + " protocol");
     }
     const auto integer = [&](std::string_view key, long fallback) {
       const toml::node* v = t->get(key);
@@ -134,10 +142,13 @@ class SpecReader {
   GridSpec::Axis axis(const toml::node& n, bool with_points) const {
     const toml::array* a = n.as_array();
     const std::size_t size = with_points ? 3 : 2;
-    if (!a || a->size() != size || !(*a)[0].is_number() || !(*a)[1].is_number() || (with_points && !(*a)[2].is_integer()))
+    if (!a || a->size() != size || !(*a)[0].is_number() || !(*a)[1].is_number() ||
+        (with_points && !(*a)[2].is_integer()))
       fail(n, with_points ? "expected [from, to, points] with an integer number of points" : "expected [from, to]");
-    GridSpec::Axis out{*(*a)[0].value<double>(), *(*a)[1].value<double>(), with_points ? static_cast<long>(*(*a)[2].value<std::int64_t>()) : 0};
-    if (!(out.to > out.from) || (with_points && out.points < 2)) fail(n, "an axis needs from < to (and at least 2 points)");
+    GridSpec::Axis out{*(*a)[0].value<double>(), *(*a)[1].value<double>(),
+                       with_points ? static_cast<long>(*(*a)[2].value<std::int64_t>()) : 0};
+    if (!(out.to > out.from) || (with_points && out.points < 2))
+      fail(n, "an axis needs from < to (and at least 2 points)");
     return out;
   }
 
@@ -172,7 +183,10 @@ class SpecReader {
     const toml::node* plot = t.get("posterior_plot");
     if (box || cells || plot) {
       if (a.kind != "gaussian-posterior")
-        fail(box ? *box : cells ? *cells : *plot, "posterior_box, posterior_cells and posterior_plot belong to kind gaussian-posterior");
+        fail(box     ? *box
+             : cells ? *cells
+                     : *plot,
+             "posterior_box, posterior_cells and posterior_plot belong to kind gaussian-posterior");
       if (!box || !cells) fail(t, "gaussian-posterior: give posterior_box and posterior_cells together");
       ArtifactSpec::PosteriorGrid g;
       const toml::array* b = box->as_array();
@@ -183,7 +197,8 @@ class SpecReader {
         if (!p || p->size() != 2) fail(*plot, "posterior_plot is [[from, to, points], [from, to, points]]");
         for (std::size_t i = 0; i < 2; ++i) g.plot[i] = axis((*p)[i], true);
       }
-      if (!cells->is_integer() || *cells->value<std::int64_t>() < 50) fail(*cells, "posterior_cells must be an integer >= 50");
+      if (!cells->is_integer() || *cells->value<std::int64_t>() < 50)
+        fail(*cells, "posterior_cells must be an integer >= 50");
       g.cells = static_cast<long>(*cells->value<std::int64_t>());
       a.posterior = g;
     }
@@ -230,7 +245,8 @@ class SpecReader {
                      "per_dataset." + d.name);
           if (const toml::node* p = pd->get("protocol")) d.protocol = protocol(*p);
           if (const toml::node* ir = pd->get("irrelevant_inputs")) {
-            if (!ir->is_integer() || *ir->value<std::int64_t>() < 0) fail(*ir, "'irrelevant_inputs' must be an integer >= 0");
+            if (!ir->is_integer() || *ir->value<std::int64_t>() < 0)
+              fail(*ir, "'irrelevant_inputs' must be an integer >= 0");
             d.irrelevant_inputs = static_cast<long>(*ir->value<std::int64_t>());
           }
           // A string setting read by `parse`, whose errors are reported at the setting's line.
@@ -252,7 +268,8 @@ class SpecReader {
     }
     if (per_dataset)
       for (const auto& [key, value] : *per_dataset)
-        if (std::none_of(s.datasets.begin(), s.datasets.end(), [&](const DatasetConfig& d) { return d.name == key.str(); }))
+        if (std::none_of(s.datasets.begin(), s.datasets.end(),
+                         [&](const DatasetConfig& d) { return d.name == key.str(); }))
           fail(value, "per_dataset." + std::string(key.str()) + " names a data set not in 'datasets'");
 
     if (const toml::table* al = root.get_as<toml::table>("active_learning")) {
@@ -311,7 +328,8 @@ class SpecReader {
         fail(*r, "report.layout must be \"dataset-rows\" or \"method-rows\"");
       if (const toml::node* metrics_node = r->get("metrics")) {
         const toml::array* metrics = metrics_node->as_array();
-        if (!metrics || metrics->empty()) fail(*metrics_node, "report.metrics must be a non-empty array of metric names");
+        if (!metrics || metrics->empty())
+          fail(*metrics_node, "report.metrics must be a non-empty array of metric names");
         for (const auto& item : *metrics) {
           const std::string name = scalar_text(item);
           if (!find_metric(name)) {
@@ -330,9 +348,12 @@ class SpecReader {
       allow_keys(*g, {"mode", "axes", "fixed"}, "[grid]");
       GridSpec grid;
       const std::string mode = text(*g, "mode");
-      if (mode.empty() || mode == "product") grid.mode = GridSpec::Mode::product;
-      else if (mode == "one-at-a-time") grid.mode = GridSpec::Mode::one_at_a_time;
-      else fail(*g, "grid.mode must be \"product\" or \"one-at-a-time\"");
+      if (mode.empty() || mode == "product")
+        grid.mode = GridSpec::Mode::product;
+      else if (mode == "one-at-a-time")
+        grid.mode = GridSpec::Mode::one_at_a_time;
+      else
+        fail(*g, "grid.mode must be \"product\" or \"one-at-a-time\"");
       const toml::array* axes = g->get_as<toml::array>("axes");
       if (!axes || axes->empty()) fail(*g, "grid.axes must list [from, to, points] per input");
       for (const auto& a : *axes) {
@@ -411,8 +432,8 @@ ExperimentSpec load_experiment(const std::string& path) {
   try {
     root = toml::parse_file(path);
   } catch (const toml::parse_error& e) {
-    throw data::DataError(path, static_cast<long>(e.source().begin.line),
-                          static_cast<long>(e.source().begin.column), std::string(e.description()));
+    throw data::DataError(path, static_cast<long>(e.source().begin.line), static_cast<long>(e.source().begin.column),
+                          std::string(e.description()));
   }
   return SpecReader(path).experiment(root);
 }
@@ -452,7 +473,8 @@ std::string find_experiment_file(const std::string& name_or_path) {
   if (fs::is_regular_file(shipped)) return shipped.string();
   std::string known;
   for (const auto& f : experiment_files()) known += (known.empty() ? "" : ", ") + fs::path(f).stem().string();
-  throw std::invalid_argument("unknown experiment '" + name_or_path + "' (neither a spec file nor a shipped experiment); known experiments: " + known);
+  throw std::invalid_argument("unknown experiment '" + name_or_path +
+                              "' (neither a spec file nor a shipped experiment); known experiments: " + known);
 }
 
 void apply_settings(ExperimentSpec& spec, const std::vector<std::string>& settings,
@@ -474,15 +496,18 @@ void apply_settings(ExperimentSpec& spec, const std::vector<std::string>& settin
       const std::string rest = key.substr(std::string_view("per_dataset.").size());
       const auto dot = rest.rfind('.');
       const std::string name = rest.substr(0, dot == std::string::npos ? 0 : dot);
-      auto it = std::find_if(spec.datasets.begin(), spec.datasets.end(), [&](const DatasetConfig& d) { return d.name == name; });
+      auto it = std::find_if(spec.datasets.begin(), spec.datasets.end(),
+                             [&](const DatasetConfig& d) { return d.name == name; });
       if (it == spec.datasets.end()) {
         std::string known;
         for (const auto& d : spec.datasets) known += (known.empty() ? "" : ", ") + d.name;
-        throw std::invalid_argument("--set " + setting + ": " + spec.name + " has no data set '" + name + "'; its data sets: " + known);
+        throw std::invalid_argument("--set " + setting + ": " + spec.name + " has no data set '" + name +
+                                    "'; its data sets: " + known);
       }
       const std::string field = rest.substr(dot + 1);
       if (field != "target_transform" && field != "constant_inputs")
-        throw std::invalid_argument("--set " + setting + ": of a data set only target_transform and constant_inputs can be set");
+        throw std::invalid_argument("--set " + setting +
+                                    ": of a data set only target_transform and constant_inputs can be set");
       try {
         if (field == "target_transform")
           it->target_transform = data::parse_target_transform(value);
@@ -497,7 +522,8 @@ void apply_settings(ExperimentSpec& spec, const std::vector<std::string>& settin
     if (dot != std::string::npos) {
       const std::string label = key.substr(0, dot);
       const std::string option = key.substr(dot + 1);
-      auto it = std::find_if(spec.methods.begin(), spec.methods.end(), [&](const MethodConfig& m) { return m.label == label; });
+      auto it = std::find_if(spec.methods.begin(), spec.methods.end(),
+                             [&](const MethodConfig& m) { return m.label == label; });
       if (it == spec.methods.end())
         throw std::invalid_argument("--set " + setting + ": no method labelled '" + label + "' in " + spec.name);
       it->options[option] = value;

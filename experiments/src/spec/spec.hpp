@@ -17,11 +17,11 @@
 namespace bnn::exp {
 
 struct DatasetConfig {
-  std::string name;                   // as written in the spec (resolved via the registry)
+  std::string name;                        // as written in the spec (resolved via the registry)
   std::optional<data::Protocol> protocol;  // overrides the experiment's protocol
-  long irrelevant_inputs = 0;         // uniform noise inputs appended (EP-NN Kin40k)
+  long irrelevant_inputs = 0;              // uniform noise inputs appended (EP-NN Kin40k)
   data::TargetTransform target_transform = data::TargetTransform::none;  // applied on loading
-  data::ConstantInputs constant_inputs = data::ConstantInputs::zero;      // how constant columns standardize
+  data::ConstantInputs constant_inputs = data::ConstantInputs::zero;     // how constant columns standardize
 };
 
 struct MethodConfig {
@@ -29,8 +29,8 @@ struct MethodConfig {
   std::string method;  // registry name
   ParamMap options;
   std::map<std::string, ParamMap, std::less<>> dataset_options;  // extra options per data set
-  std::string paper_name;                  // the method's name in the reference table
-  std::map<std::string, std::string> paper_filter;  // extra column = value conditions
+  std::string paper_name;                                        // the method's name in the reference table
+  std::map<std::string, std::string> paper_filter;               // extra column = value conditions
   // Active learning ([active_learning]): how the next point leaves the pool, "variance" (the
   // largest predictive variance, the maximum-entropy choice of the PBP paper's eq. (19)) or
   // "random" (uniform over the pool). Empty otherwise.
@@ -40,13 +40,13 @@ struct MethodConfig {
 };
 
 struct ReferenceSpec {
-  std::string file;            // in results/reference/
+  std::string file;  // in results/reference/
   std::string dataset_column = "dataset";
-  std::string fixed_dataset;   // for single-data-set tables without a dataset column
+  std::string fixed_dataset;                         // for single-data-set tables without a dataset column
   std::map<std::string, std::string> dataset_names;  // paper name -> registry name
-  std::string method_column;   // empty: methods are encoded in column names via {paper}
-  std::map<std::string, std::string> values;  // metric -> column pattern
-  std::map<std::string, std::string> errors;  // metric -> column pattern of its standard error
+  std::string method_column;                         // empty: methods are encoded in column names via {paper}
+  std::map<std::string, std::string> values;         // metric -> column pattern
+  std::map<std::string, std::string> errors;         // metric -> column pattern of its standard error
 };
 
 struct ReportSpec {
@@ -121,9 +121,7 @@ struct ExperimentSpec {
   std::vector<ArtifactSpec> artifacts;
   std::optional<ActiveLearningSpec> active_learning;
 
-  const data::Protocol& protocol_for(const DatasetConfig& d) const {
-    return d.protocol ? *d.protocol : protocol;
-  }
+  const data::Protocol& protocol_for(const DatasetConfig& d) const { return d.protocol ? *d.protocol : protocol; }
 };
 
 // Parses a spec file; errors are DataError with file and line.

@@ -1,8 +1,8 @@
 #include "experiments/src/store/store.hpp"
 
 #include <sqlite3.h>
-#include <Eigen/Core>
 #include <unistd.h>
+#include <Eigen/Core>
 
 #include <chrono>
 #include <cstdio>
@@ -10,8 +10,8 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 #include <stdexcept>
+#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -97,9 +97,18 @@ class Statement {
     check(sqlite3_bind_text(stmt_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
     return *this;
   }
-  Statement& bind(int i, double v) { check(sqlite3_bind_double(stmt_, i, v)); return *this; }
-  Statement& bind(int i, long v) { check(sqlite3_bind_int64(stmt_, i, v)); return *this; }
-  Statement& bind(int i, int v) { check(sqlite3_bind_int64(stmt_, i, v)); return *this; }
+  Statement& bind(int i, double v) {
+    check(sqlite3_bind_double(stmt_, i, v));
+    return *this;
+  }
+  Statement& bind(int i, long v) {
+    check(sqlite3_bind_int64(stmt_, i, v));
+    return *this;
+  }
+  Statement& bind(int i, int v) {
+    check(sqlite3_bind_int64(stmt_, i, v));
+    return *this;
+  }
   Statement& bind_blob(int i, const std::vector<double>& v) {
     check(sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size() * sizeof(double)), SQLITE_TRANSIENT));
     return *this;
@@ -113,7 +122,9 @@ class Statement {
     if (rc == SQLITE_DONE) return false;
     fail("step");
   }
-  void run() { while (step()) {} }
+  void run() {
+    while (step()) {}
+  }
   void reset() { sqlite3_reset(stmt_); }
   std::string text(int c) const {
     const auto* p = sqlite3_column_text(stmt_, c);
@@ -130,7 +141,9 @@ class Statement {
   }
 
  private:
-  void check(int rc) { if (rc != SQLITE_OK) fail("bind"); }
+  void check(int rc) {
+    if (rc != SQLITE_OK) fail("bind");
+  }
   [[noreturn]] void fail(const char* what) {
     throw std::runtime_error("results store " + where_ + ": " + what + ": " + sqlite3_errmsg(db_));
   }
@@ -216,8 +229,10 @@ ResultsStore::ResultsStore(const std::string& results_dir, Access access) {
     sqlite3_exec(db_, "PRAGMA query_only = ON", nullptr, nullptr, nullptr);  // a statement that writes fails
     long tables = 0;
     try {
-      Statement count(db_, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
-                           "('jobs', 'metrics', 'points', 'grid', 'runs')", path_);
+      Statement count(db_,
+                      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                      "('jobs', 'metrics', 'points', 'grid', 'runs')",
+                      path_);
       if (count.step()) tables = count.integer(0);
     } catch (...) {
       sqlite3_close(db_);  // the destructor does not run for a constructor that throws
@@ -299,14 +314,30 @@ bool ResultsStore::record(const JobRecord& job) {
     }
     Statement s(db_,
                 "INSERT OR REPLACE INTO jobs VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,"
-                "?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26)", path_);
+                "?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26)",
+                path_);
     s.bind_key(job.key)
-        .bind(6, job.method).bind(7, job.config).bind(8, std::to_string(job.seed))
-        .bind(9, job.status).bind(10, job.error).bind(11, job.fit_status).bind(12, job.fit_message)
-        .bind(13, job.fit_iterations).bind(14, job.diagnostics).bind(15, job.warnings)
-        .bind(16, job.n_train).bind(17, job.n_test).bind(18, job.n_features).bind(19, job.scale)
-        .bind(20, job.fit_seconds).bind(21, job.predict_seconds).bind(22, job.fit_cpu_seconds)
-        .bind(23, job.code_version).bind(24, job.host).bind(25, job.finished_at).bind(26, job.run_id);
+        .bind(6, job.method)
+        .bind(7, job.config)
+        .bind(8, std::to_string(job.seed))
+        .bind(9, job.status)
+        .bind(10, job.error)
+        .bind(11, job.fit_status)
+        .bind(12, job.fit_message)
+        .bind(13, job.fit_iterations)
+        .bind(14, job.diagnostics)
+        .bind(15, job.warnings)
+        .bind(16, job.n_train)
+        .bind(17, job.n_test)
+        .bind(18, job.n_features)
+        .bind(19, job.scale)
+        .bind(20, job.fit_seconds)
+        .bind(21, job.predict_seconds)
+        .bind(22, job.fit_cpu_seconds)
+        .bind(23, job.code_version)
+        .bind(24, job.host)
+        .bind(25, job.finished_at)
+        .bind(26, job.run_id);
     s.run();
     for (const auto& e : job.evaluations) {
       Statement m(db_, "INSERT INTO metrics VALUES (?1,?2,?3,?4,?5,?6,?7,?8)", path_);
@@ -315,20 +346,33 @@ bool ResultsStore::record(const JobRecord& job) {
         m.reset();
       }
       Statement p(db_, "INSERT INTO points VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)", path_);
-      p.bind_key(job.key).bind(6, e.step).bind(7, e.n_train).bind_blob(8, e.test_rows)
-          .bind_blob(9, e.points.log_density).bind_blob(10, e.points.squared_error)
-          .bind_blob(11, e.points.crps).bind_blob(12, e.points.covered95)
-          .bind_blob(13, e.points.mean).bind_blob(14, e.points.variance);
+      p.bind_key(job.key)
+          .bind(6, e.step)
+          .bind(7, e.n_train)
+          .bind_blob(8, e.test_rows)
+          .bind_blob(9, e.points.log_density)
+          .bind_blob(10, e.points.squared_error)
+          .bind_blob(11, e.points.crps)
+          .bind_blob(12, e.points.covered95)
+          .bind_blob(13, e.points.mean)
+          .bind_blob(14, e.points.variance);
       p.run();
     }
     if (job.grid) {
       const GridPredictions& g = *job.grid;
       const Eigen::Index inputs = g.points.X.cols();
       std::vector<double> x(static_cast<std::size_t>(g.points.X.size()));
-      Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(x.data(), g.points.X.rows(), inputs) = g.points.X;
+      Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(x.data(), g.points.X.rows(),
+                                                                                         inputs) = g.points.X;
       Statement q(db_, "INSERT INTO grid VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)", path_);
-      q.bind_key(job.key).bind(6, static_cast<long>(inputs)).bind_blob(7, x).bind_blob(8, g.points.varied)
-          .bind_blob(9, g.mean).bind_blob(10, g.variance).bind_blob(11, g.lower95).bind_blob(12, g.upper95);
+      q.bind_key(job.key)
+          .bind(6, static_cast<long>(inputs))
+          .bind_blob(7, x)
+          .bind_blob(8, g.points.varied)
+          .bind_blob(9, g.mean)
+          .bind_blob(10, g.variance)
+          .bind_blob(11, g.lower95)
+          .bind_blob(12, g.upper95);
       q.run();
     }
     for (const auto& [kind, request] : job.artifact_requests) {
@@ -339,8 +383,13 @@ bool ResultsStore::record(const JobRecord& job) {
       for (std::size_t c = 0; c < table.columns.size(); ++c) {
         const ArtifactColumn& column = table.columns[c];
         Statement a(db_, "INSERT INTO artifacts VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)", path_);
-        a.bind_key(job.key).bind(6, table.name).bind(7, table.kind).bind(8, static_cast<long>(c)).bind(9, column.name)
-            .bind(10, column.text ? static_cast<long>(column.texts.size()) : -1L).bind_blob(11, column.numbers)
+        a.bind_key(job.key)
+            .bind(6, table.name)
+            .bind(7, table.kind)
+            .bind(8, static_cast<long>(c))
+            .bind(9, column.name)
+            .bind(10, column.text ? static_cast<long>(column.texts.size()) : -1L)
+            .bind_blob(11, column.numbers)
             .bind(12, column.text ? join_texts(column.texts) : std::string());
         a.run();
       }
@@ -359,14 +408,16 @@ std::vector<std::pair<JobKey, GridPredictions>> ResultsStore::grids(const std::s
               "SELECT g.experiment, g.dataset, g.method_label, g.config_hash, g.split, g.inputs, g.x, g.varied, "
               "g.mean, g.variance, g.lower95, g.upper95 FROM grid g JOIN jobs j USING (experiment, dataset, "
               "method_label, config_hash, split) WHERE g.experiment = ?1 AND j.status = 'ok' "
-              "ORDER BY g.dataset, g.method_label, g.split", path_);
+              "ORDER BY g.dataset, g.method_label, g.split",
+              path_);
   s.bind(1, experiment);
   while (s.step()) {
     GridPredictions g;
     const long inputs = s.integer(5);
     const std::vector<double> x = s.blob(6);
     const auto rows = inputs > 0 ? static_cast<Eigen::Index>(x.size()) / inputs : 0;
-    g.points.X = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(x.data(), rows, inputs);
+    g.points.X = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(x.data(),
+                                                                                                          rows, inputs);
     g.points.varied = s.blob(7);
     g.mean = s.blob(8);
     g.variance = s.blob(9);
@@ -416,7 +467,9 @@ std::vector<JobRecord> ResultsStore::jobs(const std::string& experiment, bool wi
     out.push_back(std::move(j));
   }
   if (has_table("artifact_requests")) {
-    Statement r(db_, std::string("SELECT ") + kKeyColumns + ", kind, request FROM artifact_requests WHERE experiment = ?1", path_);
+    Statement r(db_,
+                std::string("SELECT ") + kKeyColumns + ", kind, request FROM artifact_requests WHERE experiment = ?1",
+                path_);
     r.bind(1, experiment);
     while (r.step()) {
       const JobKey key{r.text(0), r.text(1), r.text(2), r.text(3), static_cast<int>(r.integer(4))};
@@ -424,9 +477,11 @@ std::vector<JobRecord> ResultsStore::jobs(const std::string& experiment, bool wi
     }
   }
   if (with_points && has_table("artifacts")) {
-    Statement a(db_, std::string("SELECT ") + kKeyColumns +
-                         ", table_name, kind, column_index, column_name, text_rows, numbers, texts FROM artifacts "
-                         "WHERE experiment = ?1 ORDER BY table_name, column_index", path_);
+    Statement a(db_,
+                std::string("SELECT ") + kKeyColumns +
+                    ", table_name, kind, column_index, column_name, text_rows, numbers, texts FROM artifacts "
+                    "WHERE experiment = ?1 ORDER BY table_name, column_index",
+                path_);
     a.bind(1, experiment);
     while (a.step()) {
       const JobKey key{a.text(0), a.text(1), a.text(2), a.text(3), static_cast<int>(a.integer(4))};
@@ -448,16 +503,21 @@ std::vector<JobRecord> ResultsStore::jobs(const std::string& experiment, bool wi
     j.evaluations.push_back(Evaluation{step, 0, {}, {}, {}});
     return j.evaluations.back();
   };
-  Statement m(db_, std::string("SELECT ") + kKeyColumns + ", step, name, value FROM metrics WHERE experiment = ?1 ORDER BY step", path_);
+  Statement m(
+      db_,
+      std::string("SELECT ") + kKeyColumns + ", step, name, value FROM metrics WHERE experiment = ?1 ORDER BY step",
+      path_);
   m.bind(1, experiment);
   while (m.step()) {
     const JobKey key{m.text(0), m.text(1), m.text(2), m.text(3), static_cast<int>(m.integer(4))};
     if (auto it = index.find(key); it != index.end())
       evaluation(out[it->second], static_cast<int>(m.integer(5))).metrics[m.text(6)] = m.real(7);
   }
-  Statement p(db_, std::string("SELECT ") + kKeyColumns + ", step, n_train" +
-                       (with_points ? ", test_rows, log_density, squared_error, crps, covered95, mean, variance" : "") +
-                       " FROM points WHERE experiment = ?1 ORDER BY step", path_);
+  Statement p(db_,
+              std::string("SELECT ") + kKeyColumns + ", step, n_train" +
+                  (with_points ? ", test_rows, log_density, squared_error, crps, covered95, mean, variance" : "") +
+                  " FROM points WHERE experiment = ?1 ORDER BY step",
+              path_);
   p.bind(1, experiment);
   while (p.step()) {
     const JobKey key{p.text(0), p.text(1), p.text(2), p.text(3), static_cast<int>(p.integer(4))};
@@ -482,9 +542,16 @@ long ResultsStore::begin_run(const RunRecord& run) {
   std::lock_guard lock(mutex_);
   Statement s(db_,
               "INSERT INTO runs (experiment, command, threads, shard, host, machine, code_version, "
-              "started_at, jobs_planned) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)", path_);
-  s.bind(1, run.experiment).bind(2, run.command).bind(3, run.threads).bind(4, run.shard)
-      .bind(5, run.host).bind(6, run.machine).bind(7, run.code_version).bind(8, run.started_at)
+              "started_at, jobs_planned) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+              path_);
+  s.bind(1, run.experiment)
+      .bind(2, run.command)
+      .bind(3, run.threads)
+      .bind(4, run.shard)
+      .bind(5, run.host)
+      .bind(6, run.machine)
+      .bind(7, run.code_version)
+      .bind(8, run.started_at)
       .bind(9, run.jobs_planned);
   s.run();
   return static_cast<long>(sqlite3_last_insert_rowid(db_));
@@ -494,8 +561,12 @@ void ResultsStore::end_run(const RunRecord& run) {
   std::lock_guard lock(mutex_);
   Statement s(db_,
               "UPDATE runs SET finished_at = ?1, jobs_run = ?2, jobs_failed = ?3, wall_seconds = ?4 "
-              "WHERE run_id = ?5", path_);
-  s.bind(1, run.finished_at).bind(2, run.jobs_run).bind(3, run.jobs_failed).bind(4, run.wall_seconds)
+              "WHERE run_id = ?5",
+              path_);
+  s.bind(1, run.finished_at)
+      .bind(2, run.jobs_run)
+      .bind(3, run.jobs_failed)
+      .bind(4, run.wall_seconds)
       .bind(5, run.run_id);
   s.run();
 }
@@ -506,7 +577,8 @@ std::vector<RunRecord> ResultsStore::runs(const std::string& experiment) {
   Statement s(db_,
               "SELECT run_id, experiment, command, threads, shard, host, code_version, started_at, "
               "finished_at, jobs_planned, jobs_run, jobs_failed, wall_seconds, machine FROM runs "
-              "WHERE experiment = ?1 ORDER BY run_id", path_);
+              "WHERE experiment = ?1 ORDER BY run_id",
+              path_);
   s.bind(1, experiment);
   while (s.step()) {
     RunRecord r;
@@ -550,13 +622,14 @@ long ResultsStore::merge_from(const std::string& other_results_dir, bool with_po
   try {
     exec("BEGIN IMMEDIATE");
     // Failed jobs here that the other store finished are replaced.
-    const std::string better = std::string("(") + kKeyColumns + ") IN (SELECT " + kKeyColumns +
-                               " FROM other.jobs WHERE status = 'ok')";
+    const std::string better =
+        std::string("(") + kKeyColumns + ") IN (SELECT " + kKeyColumns + " FROM other.jobs WHERE status = 'ok')";
     const std::string failed_here = std::string("(") + kKeyColumns + ") IN (SELECT " + kKeyColumns +
                                     " FROM main.jobs WHERE status != 'ok' AND " + better + ")";
     for (const char* table : kJobDataTables) exec(std::string("DELETE FROM main.") + table + " WHERE " + failed_here);
     exec("DELETE FROM main.jobs WHERE status != 'ok' AND " + better);
-    const std::string new_jobs = std::string("(") + kKeyColumns + ") NOT IN (SELECT " + kKeyColumns + " FROM main.jobs)";
+    const std::string new_jobs =
+        std::string("(") + kKeyColumns + ") NOT IN (SELECT " + kKeyColumns + " FROM main.jobs)";
     exec("INSERT INTO main.metrics SELECT * FROM other.metrics WHERE " + new_jobs);
     exec("INSERT INTO main.artifact_requests SELECT * FROM other.artifact_requests WHERE " + new_jobs);
     if (with_points) {
@@ -566,10 +639,11 @@ long ResultsStore::merge_from(const std::string& other_results_dir, bool with_po
     }
     exec("INSERT INTO main.jobs SELECT * FROM other.jobs WHERE " + new_jobs);
     copied = sqlite3_changes(db_);
-    exec("INSERT INTO main.runs (experiment, command, threads, shard, host, machine, code_version, "
-         "started_at, finished_at, jobs_planned, jobs_run, jobs_failed, wall_seconds) SELECT experiment, "
-         "command, threads, shard, host, machine, code_version, started_at, finished_at, jobs_planned, "
-         "jobs_run, jobs_failed, wall_seconds FROM other.runs");
+    exec(
+        "INSERT INTO main.runs (experiment, command, threads, shard, host, machine, code_version, "
+        "started_at, finished_at, jobs_planned, jobs_run, jobs_failed, wall_seconds) SELECT experiment, "
+        "command, threads, shard, host, machine, code_version, started_at, finished_at, jobs_planned, "
+        "jobs_run, jobs_failed, wall_seconds FROM other.runs");
     exec("COMMIT");
   } catch (...) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);

@@ -31,9 +31,9 @@
 #include <vector>
 
 #include "experiments/src/artifacts/artifact_table.hpp"
-#include "experiments/src/run/grid.hpp"
 #include "experiments/src/metrics/metrics.hpp"
 #include "experiments/src/plan/job_key.hpp"
+#include "experiments/src/run/grid.hpp"
 
 struct sqlite3;
 

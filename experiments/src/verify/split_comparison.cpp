@@ -59,9 +59,8 @@ bool is_timing(const std::string& metric) { return is_timing_metric(metric.subst
 
 bool is_split_table(const std::string& text) { return text.rfind(kHeader, 0) == 0; }
 
-SplitComparison compare_split_tables(const std::string& ours, const std::string& theirs,
-                                     const std::string& theirs_name, double tolerance,
-                                     const EquivalentConfiguration& equivalent) {
+SplitComparison compare_split_tables(const std::string& ours, const std::string& theirs, const std::string& theirs_name,
+                                     double tolerance, const EquivalentConfiguration& equivalent) {
   const SplitTable mine = read_split_table(ours, "our store");
   const SplitTable published = read_split_table(theirs, theirs_name);
   std::set<std::tuple<std::string, std::string, int>> our_splits;
@@ -95,28 +94,34 @@ SplitComparison compare_split_tables(const std::string& ours, const std::string&
     const auto differ = [&](const std::string& metric, const std::string& our_value, const std::string& their_value,
                             double relative) {
       worst = std::max(worst, relative);
-      if (relative > tolerance) result.differing.push_back({dataset, method, metric, split, our_value, their_value, relative});
+      if (relative > tolerance)
+        result.differing.push_back({dataset, method, metric, split, our_value, their_value, relative});
     };
     if (it->second.status != job.status) differ("status", it->second.status, job.status, kInfinity);
     for (const auto& [metric, value] : job.values) {
       if (is_timing(metric)) continue;
       ++result.values_compared;
       const auto our = it->second.values.find(metric);
-      if (our == it->second.values.end()) differ(metric, "", value, kInfinity);
+      if (our == it->second.values.end())
+        differ(metric, "", value, kInfinity);
       else
         differ(metric, our->second, value,
                relative_difference(std::strtod(our->second.c_str(), nullptr), std::strtod(value.c_str(), nullptr)));
     }
-    if (worst == 0.0) ++result.jobs_identical;
-    else if (worst <= tolerance) ++result.jobs_within;
-    else ++result.jobs_differing;
+    if (worst == 0.0)
+      ++result.jobs_identical;
+    else if (worst <= tolerance)
+      ++result.jobs_within;
+    else
+      ++result.jobs_differing;
   }
   for (const auto& [id, job] : mine)
     if (!published.count(id)) ++result.not_published;
   return result;
 }
 
-std::set<std::tuple<std::string, std::string, int>> finished_split_jobs(const std::string& text, const std::string& name) {
+std::set<std::tuple<std::string, std::string, int>> finished_split_jobs(const std::string& text,
+                                                                        const std::string& name) {
   std::set<std::tuple<std::string, std::string, int>> jobs;
   for (const auto& [id, job] : read_split_table(text, name))
     if (job.status == "ok") jobs.insert({std::get<0>(id), std::get<1>(id), std::get<3>(id)});
@@ -126,10 +131,11 @@ std::set<std::tuple<std::string, std::string, int>> finished_split_jobs(const st
 EquivalentConfiguration older_configuration_rule(std::map<std::string, std::string> published_configs,
                                                  std::map<std::string, std::string> our_configs) {
   return [published = std::move(published_configs), ours = std::move(our_configs)](const std::string& published_hash,
-                                                                                  const std::string& our_hash) {
+                                                                                   const std::string& our_hash) {
     const auto a = published.find(published_hash);
     const auto b = ours.find(our_hash);
-    return a != published.end() && b != ours.end() && compare_config(a->second, b->second).match != ConfigMatch::different;
+    return a != published.end() && b != ours.end() &&
+           compare_config(a->second, b->second).match != ConfigMatch::different;
   };
 }
 
@@ -142,7 +148,8 @@ std::map<std::string, std::string> read_job_configs(const std::string& text, con
       const auto column = [&](const std::string& wanted) {
         const auto at = std::find(fields.begin(), fields.end(), wanted);
         if (at == fields.end())
-          throw std::invalid_argument(name + ", line 1: no column '" + wanted + "' (expected the header of `report --format jobs`)");
+          throw std::invalid_argument(name + ", line 1: no column '" + wanted +
+                                      "' (expected the header of `report --format jobs`)");
         return static_cast<std::size_t>(at - fields.begin());
       };
       hash_column = column("config_hash");

@@ -24,7 +24,7 @@ struct SplitValueDifference {
 
 struct SplitComparison {
   long jobs_compared = 0, jobs_identical = 0, jobs_within = 0, jobs_differing = 0;
-  long jobs_older = 0;           // compared jobs whose published configuration predates options of ours
+  long jobs_older = 0;  // compared jobs whose published configuration predates options of ours
   long values_compared = 0;
   long not_rerun = 0;            // published jobs this store does not hold
   long other_configuration = 0;  // ... of which the store holds the split under another configuration
@@ -41,9 +41,8 @@ using EquivalentConfiguration = std::function<bool(const std::string& published_
 // compared; a value differs when its relative difference exceeds `tolerance`, a job when any
 // of its values or its status does. Throws std::invalid_argument naming `theirs_name` and the
 // line for a malformed file.
-SplitComparison compare_split_tables(const std::string& ours, const std::string& theirs,
-                                     const std::string& theirs_name, double tolerance,
-                                     const EquivalentConfiguration& equivalent = {});
+SplitComparison compare_split_tables(const std::string& ours, const std::string& theirs, const std::string& theirs_name,
+                                     double tolerance, const EquivalentConfiguration& equivalent = {});
 
 // `equivalent` from the configuration texts (hash -> text) of both sides: the published one
 // lacks only options that ours has at their defaults (selection.hpp's compare_config).
@@ -51,7 +50,8 @@ EquivalentConfiguration older_configuration_rule(std::map<std::string, std::stri
                                                  std::map<std::string, std::string> our_configs);
 
 // The finished jobs of a per-split file: (data set, method, split).
-std::set<std::tuple<std::string, std::string, int>> finished_split_jobs(const std::string& text, const std::string& name);
+std::set<std::tuple<std::string, std::string, int>> finished_split_jobs(const std::string& text,
+                                                                        const std::string& name);
 
 // hash -> configuration text from a `report --format jobs` file. Throws std::invalid_argument
 // naming `name` and the line for a malformed file.

@@ -19,8 +19,8 @@ SplitFileOutcome compare_with_split_file(const std::string& experiment, const st
   if (std::filesystem::exists(job_file)) {
     std::map<std::string, std::string> our_configs;
     for (const auto& job : ours) our_configs[job.key.config_hash] = job.config;
-    equivalent = older_configuration_rule(read_job_configs(read_text_file(job_file.string(), "--compare"), job_file.string()),
-                                          std::move(our_configs));
+    equivalent = older_configuration_rule(
+        read_job_configs(read_text_file(job_file.string(), "--compare"), job_file.string()), std::move(our_configs));
   }
   const SplitComparison c = compare_split_tables(render_split_csv(ours), published, file, tolerance, equivalent);
   SplitFileOutcome out;

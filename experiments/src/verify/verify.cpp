@@ -87,8 +87,10 @@ JobComparison compare_jobs(const JobRecord& stored, const JobRecord& rerun,
     for (const auto& [name, value] : e.metrics) {
       if (is_timing_metric(name)) continue;
       const auto it = r->metrics.find(name);
-      if (it == r->metrics.end()) compare.mismatch("metric " + name + step + " missing in the rerun");
-      else compare.value(value, it->second, "metric " + name + step);
+      if (it == r->metrics.end())
+        compare.mismatch("metric " + name + step + " missing in the rerun");
+      else
+        compare.value(value, it->second, "metric " + name + step);
     }
     if (e.points.log_density.empty()) continue;  // stored without points (merge --without-points)
     compare.array(e.test_rows, r->test_rows, "test rows" + step);
@@ -123,8 +125,10 @@ JobComparison compare_jobs(const JobRecord& stored, const JobRecord& rerun,
       const ArtifactColumn& a = table.columns[c];
       const ArtifactColumn& b = other->columns[c];
       const std::string where = table.name + "." + a.name;
-      if (a.name != b.name || a.text != b.text) compare.mismatch(where + ": the rerun's column is " + b.name);
-      else if (!a.text) compare.array(a.numbers, b.numbers, where);
+      if (a.name != b.name || a.text != b.text)
+        compare.mismatch(where + ": the rerun's column is " + b.name);
+      else if (!a.text)
+        compare.array(a.numbers, b.numbers, where);
       else
         for (std::size_t r = 0; r < std::max(a.texts.size(), b.texts.size()); ++r)
           if (r >= a.texts.size() || r >= b.texts.size() || a.texts[r] != b.texts[r])
@@ -152,8 +156,9 @@ Table read_report_table(const std::string& text, const std::string& name) {
     if (row.line == 1) {
       if (fields.size() < 5 || fields[0] != "dataset" || fields[1] != "method" || fields[2] != "metric" ||
           fields[3] != "value" || fields[4] != "se")
-        throw std::invalid_argument(name + ", line 1: not a report table (expected the header "
-                                           "dataset,method,metric,value,se,... of `report --format csv`)");
+        throw std::invalid_argument(name +
+                                    ", line 1: not a report table (expected the header "
+                                    "dataset,method,metric,value,se,... of `report --format csv`)");
       continue;
     }
     if (fields.size() < 5)
@@ -194,12 +199,15 @@ TableComparison compare_report_tables(const std::string& ours, const std::string
       continue;
     }
     ++result.compared;
-    const double relative =
-        std::max(relative_difference(read_number(it->second.value), read_number(row.value)),
-                 relative_difference(read_number(it->second.se), read_number(row.se)));
-    if (relative == 0.0) ++result.identical;
-    else if (relative <= tolerance) ++result.within;
-    else result.differing.push_back({dataset, method, metric, it->second.value, it->second.se, row.value, row.se, relative});
+    const double relative = std::max(relative_difference(read_number(it->second.value), read_number(row.value)),
+                                     relative_difference(read_number(it->second.se), read_number(row.se)));
+    if (relative == 0.0)
+      ++result.identical;
+    else if (relative <= tolerance)
+      ++result.within;
+    else
+      result.differing.push_back(
+          {dataset, method, metric, it->second.value, it->second.se, row.value, row.se, relative});
   }
   for (const auto& [key, row] : mine) {
     if (row.value.empty() || is_timing_metric(std::get<2>(key))) continue;

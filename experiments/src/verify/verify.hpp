@@ -43,8 +43,8 @@ struct CellDifference {
 };
 struct TableComparison {
   long compared = 0, identical = 0, within = 0;
-  long not_rerun = 0;  // cells with a published value and none of ours
-  long partial = 0;    // cells over a different number of splits (not compared)
+  long not_rerun = 0;      // cells with a published value and none of ours
+  long partial = 0;        // cells over a different number of splits (not compared)
   long not_published = 0;  // cells of ours (timings excepted) with no published value
   std::vector<CellDifference> differing;
 };

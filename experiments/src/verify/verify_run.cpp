@@ -123,11 +123,13 @@ std::string compare_artifact_files(const std::string& results, const std::vector
     for (std::size_t r = 0; r < std::max(ours.size(), theirs.size()); ++r)
       if (r >= ours.size() || r >= theirs.size() || ours[r].text != theirs[r].text) {
         if (++lines_differing == 1)
-          first = r < theirs.size() ? theirs[r].where : "the rerun's line " + std::to_string(r + 1) + " (not committed)";
+          first =
+              r < theirs.size() ? theirs[r].where : "the rerun's line " + std::to_string(r + 1) + " (not committed)";
       }
     differing += lines_differing;
     out << "- " << name << ": " << ours.size() - 1 << " rerun row(s) against " << file.string() << ": "
-        << (lines_differing == 0 ? "identical" : std::to_string(lines_differing) + " differ, the first at " + first) << "\n";
+        << (lines_differing == 0 ? "identical" : std::to_string(lines_differing) + " differ, the first at " + first)
+        << "\n";
   }
   return out.str();
 }
@@ -145,24 +147,26 @@ VerifyOutcome verify_against_split_file(const ExperimentSpec& spec, const data::
   Plan plan = make_plan(spec, registry, plan_options);
   for (const auto& note : plan.notes) std::cerr << "note: " << note << "\n";
   const std::size_t selected = plan.jobs.size();
-  std::erase_if(plan.jobs, [&](const Job& job) { return !finished.count({job.key.dataset, job.key.method_label, job.key.split}); });
+  std::erase_if(plan.jobs, [&](const Job& job) {
+    return !finished.count({job.key.dataset, job.key.method_label, job.key.split});
+  });
   if (plan.jobs.empty())
-    return {"nothing to verify: none of the " + std::to_string(selected) + " selected job(s) is finished in " + split_file +
-                "\n",
+    return {"nothing to verify: none of the " + std::to_string(selected) + " selected job(s) is finished in " +
+                split_file + "\n",
             1};
   ScratchDirectory scratch;
   ResultsStore rerun_store(scratch.path());
   if (!o.quiet)
-    std::cerr << spec.name << ": no results store; rerunning " << plan.jobs.size() << " job(s) of " << split_file << " on "
-              << o.threads << " thread(s)\n";
+    std::cerr << spec.name << ": no results store; rerunning " << plan.jobs.size() << " job(s) of " << split_file
+              << " on " << o.threads << " thread(s)\n";
   const RunSummary summary = rerun(spec, plan, rerun_store, o);
   const std::vector<JobRecord> reruns = rerun_store.jobs(spec.name, true);
   const SplitFileOutcome c =
       compare_with_split_file(spec.name, reruns, "a rerun with " + code_version(), split_file, published, o.tolerance);
   VerifyOutcome out{c.text + (c.error.empty() ? "" : "\n" + c.error + "\n"), c.status};
   long artifact_lines_differing = 0;
-  const std::string artifacts = compare_artifact_files(fs::path(split_file).parent_path().string(), reruns,
-                                                       artifact_lines_differing);
+  const std::string artifacts =
+      compare_artifact_files(fs::path(split_file).parent_path().string(), reruns, artifact_lines_differing);
   if (!artifacts.empty()) out.text += "\nArtifacts:\n" + artifacts;
   if (artifact_lines_differing > 0 || !summary.store_errors.empty()) out.status = 1;
   return out;
@@ -175,7 +179,8 @@ VerifyOutcome verify_experiment(const ExperimentSpec& spec, const data::DatasetR
   if (!fs::exists(fs::path(o.results) / "bnnbench.sqlite")) {
     const fs::path split_file = fs::path(o.results) / "splits.csv";
     if (!fs::exists(split_file))
-      throw std::invalid_argument("--results: no results store at " + (fs::path(o.results) / "bnnbench.sqlite").string() +
+      throw std::invalid_argument("--results: no results store at " +
+                                  (fs::path(o.results) / "bnnbench.sqlite").string() +
                                   " and no committed per-split file " + split_file.string());
     return verify_against_split_file(spec, registry, split_file.string(), o);
   }
@@ -196,7 +201,8 @@ VerifyOutcome verify_experiment(const ExperimentSpec& spec, const data::DatasetR
   for (std::size_t j = 0; j < plan.jobs.size(); ++j)
     if (records[j] != nullptr && records[j]->status == "ok") {
       Job job = plan.jobs[j];
-      std::erase_if(job.artifacts, [&](const ArtifactSpec* a) { return !records[j]->artifact_requests.count(a->kind); });
+      std::erase_if(job.artifacts,
+                    [&](const ArtifactSpec* a) { return !records[j]->artifact_requests.count(a->kind); });
       reruns.jobs.push_back(std::move(job));
       originals.push_back(records[j]);
     }
@@ -241,17 +247,20 @@ VerifyOutcome verify_experiment(const ExperimentSpec& spec, const data::DatasetR
                        grid_of(fresh_grids, fresh_records[j]->key));
     }
     const bool ok = !c.rerun_failed && c.max_relative <= o.tolerance;
-    if (c.differing == 0) ++tally.identical, ++identical;
-    else if (ok) ++tally.within, ++within;
-    else ++tally.differ, ++differ;
+    if (c.differing == 0)
+      ++tally.identical, ++identical;
+    else if (ok)
+      ++tally.within, ++within;
+    else
+      ++tally.differ, ++differ;
     if (c.differing > 0 && c.max_relative >= tally.max_relative) {
       tally.max_relative = c.max_relative;
       tally.worst = c.worst;
     }
     if (!ok)
       details << "- " << original.key.describe() << ": " << c.differing << " of " << c.values
-              << " numbers differ; largest relative difference " << format_relative(c.max_relative) << " at "
-              << c.worst << " (stored by " << original.code_version << ")\n";
+              << " numbers differ; largest relative difference " << format_relative(c.max_relative) << " at " << c.worst
+              << " (stored by " << original.code_version << ")\n";
   }
 
   std::ostringstream out;
@@ -266,10 +275,13 @@ VerifyOutcome verify_experiment(const ExperimentSpec& spec, const data::DatasetR
         << t.differ << " | " << format_relative(t.max_relative) << " | " << (t.worst.empty() ? "—" : t.worst) << " | "
         << versions << " |\n";
   }
-  out << "\n" << identical << " job(s) identical, " << within << " within tolerance " << o.tolerance << ", " << differ
+  out << "\n"
+      << identical << " job(s) identical, " << within << " within tolerance " << o.tolerance << ", " << differ
       << " differ";
-  if (differ > 0) out << ":\n\n" << details.str();
-  else out << "\n";
+  if (differ > 0)
+    out << ":\n\n" << details.str();
+  else
+    out << "\n";
   return {out.str(), differ > 0 || !summary.store_errors.empty() ? 1 : 0};
 }
 

@@ -9,8 +9,8 @@
 #include <utility>
 
 #include "methods/core/minimize.hpp"
-#include "methods/core/parallel_pieces.hpp"
 #include "methods/core/normal.hpp"
+#include "methods/core/parallel_pieces.hpp"
 
 namespace bnn::tuning {
 namespace {
@@ -33,7 +33,8 @@ Eigen::MatrixXd kernel(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, const
   Eigen::MatrixXd K(A.rows(), B.rows());
   for (Eigen::Index i = 0; i < A.rows(); ++i)
     for (Eigen::Index j = 0; j < B.rows(); ++j)
-      K(i, j) = h.amplitude * matern52(((A.row(i) - B.row(j)).array() / h.lengthscales.transpose().array()).square().sum());
+      K(i, j) =
+          h.amplitude * matern52(((A.row(i) - B.row(j)).array() / h.lengthscales.transpose().array()).square().sum());
   return K;
 }
 
@@ -144,9 +145,9 @@ BayesOptResult minimize(const std::function<double(const Eigen::VectorXd&)>& obj
   for (int i = 0; i < std::min(options.initial, options.evaluations); ++i) initial_points.push_back(random_point());
   std::vector<double> initial_values(initial_points.size());
   result.cpu_seconds_elsewhere = run_pieces(static_cast<int>(initial_points.size()), [&](int i) {
-    const auto k = static_cast<std::size_t>(i);
-    initial_values[k] = objective(initial_points[k]);
-  }).cpu_seconds_elsewhere;
+                                   const auto k = static_cast<std::size_t>(i);
+                                   initial_values[k] = objective(initial_points[k]);
+                                 }).cpu_seconds_elsewhere;
   result.xs = std::move(initial_points);
   result.values = std::move(initial_values);
   while (static_cast<int>(result.xs.size()) < options.evaluations) {

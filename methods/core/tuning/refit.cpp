@@ -13,7 +13,8 @@ std::size_t refit_until_stable(std::size_t count, const std::function<bool(std::
   for (std::size_t c = 0; c < count; ++c) {
     if (refit(c)) return c;
     if (c + 1 < count)
-      report.warnings.push_back("the refit diverged with learning rate " + option_detail::format_double(learning_rate(c)) +
+      report.warnings.push_back("the refit diverged with learning rate " +
+                                option_detail::format_double(learning_rate(c)) +
                                 ": refit with the validation search's next-best configuration");
   }
   report.status = FitStatus::numerical_error;

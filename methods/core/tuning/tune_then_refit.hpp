@@ -33,14 +33,14 @@ struct Tuned {
 
 template <class Config>
 struct TuneThenRefit {
-  const char* method = "";      // in messages
-  std::string what;             // what diverges, e.g. "SGD": "<what> diverged with learning rate ..."
+  const char* method = "";  // in messages
+  std::string what;         // what diverges, e.g. "SGD": "<what> diverged with learning rate ..."
   bool tune = true;
-  int evaluations = 30;         // Bayesian-optimization evaluations
+  int evaluations = 30;  // Bayesian-optimization evaluations
   double validation_fraction = 0.2;
   std::size_t refit_attempts = 5;
-  int dimension = 1;            // of the unit cube searched
-  Config given{};               // refit alone when tune = false
+  int dimension = 1;  // of the unit cube searched
+  Config given{};     // refit alone when tune = false
   // The configuration at a point of the unit cube.
   std::function<Config(const Eigen::VectorXd& u)> decode;
   // Validation score of a configuration trained on split.fit from a start drawn from `seed`
@@ -57,8 +57,13 @@ struct TuneThenRefit {
   template <class Options>
   TuneThenRefit(const char* method_name, std::string diverging, const Options& options, int cube_dimension,
                 Config given_config)
-      : method(method_name), what(std::move(diverging)), tune(options.tune), evaluations(options.tuning_evaluations),
-        validation_fraction(options.validation_fraction), dimension(cube_dimension), given(std::move(given_config)) {}
+      : method(method_name),
+        what(std::move(diverging)),
+        tune(options.tune),
+        evaluations(options.tuning_evaluations),
+        validation_fraction(options.validation_fraction),
+        dimension(cube_dimension),
+        given(std::move(given_config)) {}
 
   // Draws from rng in this order: the validation split, the start seed, the search; then the refits.
   Tuned<Config> run(const RegressionData& data, Rng& rng, FitReport& report) const {
