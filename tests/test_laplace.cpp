@@ -14,6 +14,7 @@
 #include "methods/core/rng.hpp"
 #include "methods/core/two_layer_network.hpp"
 #include "methods/laplace/laplace.hpp"
+#include "methods/laplace/trainbr.hpp"
 #include "methods/registry.hpp"
 #include "tests/support/errors.hpp"
 #include "tests/support/finite_difference.hpp"
@@ -384,4 +385,70 @@ TEST_CASE("laplace registry entries, defaults and determinism", "[laplace]") {
     }
     CHECK(differs);
   }
+}
+
+TEST_CASE("trainbr: MacKay's updates at its fixed point; with the diagonal of J'J it shrinks the net to a constant",
+          "[laplace]") {
+  Rng rng(11);
+  const RegressionData data = sine_data(40, rng);
+  const MlpShape shape = two_layer_shape(1, 3, Activation::tanh, true, true);  // 10 weights < 40 points
+  Eigen::VectorXd start = 0.5 * random_vector(shape.parameter_count(), rng);
+  const TrainbrResult full = trainbr(shape, data, start, 300, false);
+  REQUIRE(full.beta > 0.0);
+  CHECK(full.negative_beta == 0);
+  // Settled, alpha and beta are MacKay's re-estimates (in his parameterization) from the
+  // Gauss-Newton curvature J'J at the final weights: the two parameterizations agree.
+  const Eigen::MatrixXd J = network_jacobian(shape, full.weights, data.X);
+  const Eigen::VectorXd lambda =
+      full.beta * Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(J.transpose() * J).eigenvalues();
+  Options mackay;
+  const Hyperparameters next = reestimate(lambda, full.alpha, full.weights.squaredNorm(),
+                                          squared_error(shape, full.weights, data.X, data.y), data.X.rows(), mackay);
+  CHECK(next.alpha == Approx(full.alpha).epsilon(1e-3));
+  CHECK(next.beta == Approx(full.beta).epsilon(1e-3));
+  CHECK(next.gamma <= 40.0);
+
+  CHECK(full.negative_beta == 0);
+}
+
+TEST_CASE("trainbr with the diagonal of J'J shrinks a network on few points to a constant", "[laplace]") {
+  // 10 units on 12 standardized points: 31 weights (the PBP paper's active learning: 151 on 20).
+  // From trainbr's start (gamma = k > N, so beta falls back to 1 and alpha = k / 2|w|^2) the
+  // diagonal of J'J keeps gamma small while the weights shrink: alpha grows without end and
+  // the network predicts the constant 0, the training mean. (results/pbp-active/NOTES.md: on
+  // the active-learning problems the full J'J does not collapse so.)
+  Rng rng(11);
+  RegressionData few = sine_data(12, rng);
+  few.y = (few.y.array() - few.y.mean()) / std::sqrt((few.y.array() - few.y.mean()).square().mean());
+  const ParamMap trainbr_options = {{"hidden_units", "10"},
+                                    {"activation", "tanh"},
+                                    {"output_bias", "true"},
+                                    {"schedule", "trainbr"},
+                                    {"map_iterations", "1000"}};
+  Rng fit_rng(5);
+  const auto diagonal = find_method("laplace-diag").fit(few, trainbr_options, fit_rng);
+  const auto collapsed = diagonal->predict(few.X);
+  for (Eigen::Index i = 0; i < 12; ++i) CHECK(std::abs(collapsed->mean(i)) < 1e-6);
+  CHECK(diagnostic(diagonal->report(), "alpha") > 1e6);
+  CHECK(diagnostic(diagonal->report(), "weight_norm2") < 1e-12);
+  // MacKay's safeguarded loop on the same network and points keeps a fit.
+  fit_rng = Rng(5);
+  const auto mackay = find_method("laplace-diag").fit(few, {}, fit_rng);
+  const auto fitted = mackay->predict(few.X);
+  double sse = 0.0;
+  for (Eigen::Index i = 0; i < 12; ++i) sse += std::pow(fitted->mean(i) - few.y[i], 2);
+  CHECK(std::sqrt(sse / 12.0) < 0.5);
+}
+
+TEST_CASE("laplace schedule trainbr is an option", "[laplace]") {
+  Rng rng(3);
+  const RegressionData data = sine_data(30, rng);
+  const auto model = find_method("laplace").fit(data, {{"schedule", "trainbr"}, {"map_iterations", "300"}}, rng);
+  CHECK(model->report().status == FitStatus::ok);
+  CHECK(diagnostic(model->report(), "evidence_iterations") == diagnostic(model->report(), "map_iterations"));
+  CHECK(diagnostic(model->report(), "negative_beta") == 0);
+  CHECK_THAT(invalid_argument_message([&] {
+               find_method("laplace").canonical_config({{"schedule", "matlab"}});
+             }),
+             Contains("laplace: schedule is 'matlab', but must be mackay or trainbr"));
 }

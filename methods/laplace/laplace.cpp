@@ -13,6 +13,7 @@
 #include "methods/core/normal.hpp"
 #include "methods/core/options.hpp"
 #include "methods/core/parallel_pieces.hpp"
+#include "trainbr.hpp"
 
 namespace bnn::laplace {
 namespace {
@@ -64,13 +65,34 @@ struct Start {
   long map_iterations = 0;
   long map_evaluations = 0;
   int reestimations = 0;
-  int beta_kept = 0;  // re-estimations that left beta unchanged because gamma >= N
+  int beta_kept = 0;       // re-estimations that left beta unchanged because gamma >= N
+  long negative_beta = 0;  // trainbr: updates that made beta negative
   bool settled = false;
   double gradient_norm = kInfinity;  // of the objective at the final mode
   std::string error;
 };
 
+// MATLAB's schedule (trainbr.hpp): the posterior at its last alpha and beta, whatever their sign.
+Start run_trainbr_start(const MlpShape& shape, const RegressionData& train, const Options& options,
+                        Eigen::VectorXd weights) {
+  Start start;
+  TrainbrResult r = trainbr(shape, train, std::move(weights), options.map_iterations, is_diagonal(options));
+  start.map_iterations = r.epochs;
+  start.map_evaluations = r.evaluations;
+  start.reestimations = static_cast<int>(r.epochs);
+  start.beta_kept = 0;
+  start.negative_beta = r.negative_beta;
+  start.settled = true;
+  start.gradient_norm = r.gradient_norm;
+  start.posterior = laplace_posterior(shape, train, std::move(r.weights), r.alpha, r.beta, is_diagonal(options));
+  if (!start.posterior.ok)
+    start.error = "trainbr ended (" + r.stop + ") at alpha " + option_detail::format_double(r.alpha) + ", beta " +
+                  option_detail::format_double(r.beta);
+  return start;
+}
+
 Start run_start(const MlpShape& shape, const RegressionData& train, const Options& options, Eigen::VectorXd weights) {
+  if (options.schedule == Schedule::trainbr) return run_trainbr_start(shape, train, options, std::move(weights));
   Start start;
   double alpha = options.initial_alpha, beta = options.initial_beta;
   double alpha_step = 0.0, beta_step = 0.0;  // last changes of log alpha and log beta
@@ -292,6 +314,9 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng
     report.message = "alpha and beta still changed by more than 1e-4 (relative) after " +
                      std::to_string(chosen.reestimations) + " re-estimations";
   }
+  if (chosen.negative_beta > 0)
+    report.warnings.push_back("gamma exceeded the number of points in " + std::to_string(chosen.negative_beta) +
+                              " trainbr updates, which made beta negative there");
   if (chosen.beta_kept > 0)
     report.warnings.push_back("gamma reached the number of points in " + std::to_string(chosen.beta_kept) +
                               " re-estimations; beta kept its previous value there");
@@ -312,6 +337,7 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng
                         {"map_evaluations", static_cast<double>(chosen.map_evaluations)},
                         {"evidence_iterations", static_cast<double>(chosen.reestimations)},
                         {"beta_kept", static_cast<double>(chosen.beta_kept)},
+                        {"negative_beta", static_cast<double>(chosen.negative_beta)},
                         {"map_gradient_norm", chosen.gradient_norm},
                         {"weight_norm2", p.weights.squaredNorm()},
                         {"best_start", static_cast<double>(best)},

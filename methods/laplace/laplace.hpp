@@ -50,6 +50,14 @@ constexpr std::array<ChoiceName<Hessian>, 2> choice_names(Hessian) {
   return {{{Hessian::exact, "exact"}, {Hessian::diagonal_gn, "diagonal-gn"}}};
 }
 
+// How alpha and beta are chosen: mackay (the evidence loop above, with its safeguards) or
+// trainbr (MATLAB's schedule, trainbr.hpp: re-estimation after every Levenberg-Marquardt step,
+// no safeguard; the PBP paper's LA).
+enum class Schedule { mackay, trainbr };
+constexpr std::array<ChoiceName<Schedule>, 2> choice_names(Schedule) {
+  return {{{Schedule::mackay, "mackay"}, {Schedule::trainbr, "trainbr"}}};
+}
+
 struct Options {
   int hidden_units = 4;
   Choice<Activation> activation = Activation::erf;  // erf or tanh
@@ -69,6 +77,7 @@ struct Options {
   int evidence_iterations = 20;
   int map_iterations = 2000;
   int restarts = 0;
+  Choice<Schedule> schedule = Schedule::mackay;
 
   template <class Visitor>
   void visit(Visitor&& v) {
@@ -86,6 +95,9 @@ struct Options {
     v("evidence_iterations", evidence_iterations, "most re-estimations of alpha and beta (0: keep the initial values)");
     v("map_iterations", map_iterations, "L-BFGS iterations per search for the posterior mode");
     v("restarts", restarts, "random starts besides the first; the highest log evidence is kept");
+    v("schedule", schedule,
+      "how alpha and beta are chosen: mackay (evidence loop with safeguards) or trainbr (MATLAB's: re-estimated "
+      "after every Levenberg-Marquardt step, map_iterations steps at most, no safeguard)");
   }
   // The name used in messages: laplace-diag for the diagonal Gauss-Newton curvature, else laplace.
   std::string method_name() const;
