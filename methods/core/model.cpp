@@ -14,6 +14,13 @@ void check_training_data(const RegressionData& data, std::string_view method) {
     throw std::invalid_argument(who + ": the training data contain NaN or Inf");
 }
 
+Eigen::VectorXd Model::predictive_variance(const Eigen::MatrixXd& X) const {
+  const auto predictive = predict(X);
+  Eigen::VectorXd variance(predictive->size());
+  for (Eigen::Index i = 0; i < variance.size(); ++i) variance[i] = predictive->variance(i);
+  return variance;
+}
+
 std::string to_string(FitStatus status) {
   switch (status) {
     case FitStatus::ok:

@@ -43,6 +43,10 @@ class Model {
   virtual ~Model() = default;
   virtual std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const = 0;
   virtual const FitReport& report() const = 0;
+  // The predictive variance at each row of X, what active learning ranks a pool by; by default
+  // from predict(). A method whose predictive is costly to build for many points (a mixture
+  // over many posterior draws) computes it directly.
+  virtual Eigen::VectorXd predictive_variance(const Eigen::MatrixXd& X) const;
 
   // Artifacts (artifacts.hpp): empty where the method has none of that kind.
   // Marginals of the parameters under the approximate posterior.

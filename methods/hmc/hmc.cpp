@@ -351,6 +351,33 @@ std::optional<ChainTraces> Model::chain_traces(const RegressionData& train, cons
   return t;
 }
 
+Eigen::VectorXd Model::predictive_variance(const Eigen::MatrixXd& X) const {
+  const auto S = static_cast<Eigen::Index>(draw_count());
+  if (S == 0) throw std::runtime_error("nn-mc: the fit produced no draws (" + report().message + ")");
+  constexpr Eigen::Index kBlock = 4096;  // rows x draws of outputs held at once
+  double noise = 0.0;
+  for (const auto& chain : chains_)
+    for (const auto& draw : chain) noise += draw.noise_variance;
+  noise /= static_cast<double>(S);
+  Eigen::VectorXd variance(X.rows());
+  MlpWorkspace ws;
+  Eigen::VectorXd outputs;
+  for (Eigen::Index first = 0; first < X.rows(); first += kBlock) {
+    const Eigen::Index rows = std::min(kBlock, X.rows() - first);
+    Eigen::MatrixXd f(rows, S);
+    Eigen::Index s = 0;
+    for (const auto& chain : chains_)
+      for (const auto& draw : chain) {
+        mlp_outputs(shape_, draw.theta, X.middleRows(first, rows), ws, outputs);
+        f.col(s++) = outputs;
+      }
+    const Eigen::VectorXd mean = f.rowwise().mean();
+    variance.segment(first, rows) = (f.colwise() - mean).rowwise().squaredNorm() / static_cast<double>(S);
+    variance.segment(first, rows).array() += noise;
+  }
+  return variance;
+}
+
 std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   const std::size_t S = draw_count();
   if (S == 0) throw std::runtime_error("nn-mc: the fit produced no draws (" + report().message + ")");

@@ -186,6 +186,9 @@ class Model final : public ModelBase {
   // The Gaussian mixture over all kept draws. Also records R-hat and ESS of the predictions
   // at (up to 1000 of) these points in the report.
   std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
+  // The mixture's variance (law of total variance over the draws) without building it, in
+  // blocks of rows; no R-hat.
+  Eigen::VectorXd predictive_variance(const Eigen::MatrixXd& X) const override;
   // Per chain and kept draw: the training log-likelihood, the noise sd and f at the rows of X;
   // with the split R-hat of f at each row.
   std::optional<ChainTraces> chain_traces(const RegressionData& train, const Eigen::MatrixXd& X) const override;

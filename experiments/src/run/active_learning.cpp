@@ -12,10 +12,6 @@
 namespace bnn::exp {
 namespace {
 
-// Rows of the pool predicted per call: one batched predict per block keeps the memory of a
-// mixture predictive (points x components) bounded on a pool of tens of thousands.
-constexpr Eigen::Index kPoolBlock = 4096;
-
 // The chosen pool row and the predictive variance that chose it (original units where the
 // metrics are), for the rows of `pool` not yet added.
 struct Choice {
@@ -26,23 +22,15 @@ struct Choice {
 Choice choose(const std::string& selection, const Model& model, const JobData& data, const PreparedDataset& pd,
               const std::vector<Eigen::Index>& remaining, bool original_scale, Rng& rng) {
   const double scale2 = original_scale ? data.norm.y_scale * data.norm.y_scale : 1.0;
-  const auto predict_rows = [&](Eigen::Index first, Eigen::Index count) {
-    const std::vector<Eigen::Index> rows(remaining.begin() + first, remaining.begin() + first + count);
-    return model.predict(data.norm.transform_inputs(data::select_rows(pd.data.X, rows)));
+  const auto pool_variance = [&](const std::vector<Eigen::Index>& rows) {  // one batched call
+    return model.predictive_variance(data.norm.transform_inputs(data::select_rows(pd.data.X, rows)));
   };
-  std::vector<double> variances;
-  if (selection == "variance") {
-    const auto n = static_cast<Eigen::Index>(remaining.size());
-    variances.reserve(remaining.size());
-    for (Eigen::Index first = 0; first < n; first += kPoolBlock) {
-      const auto predictive = predict_rows(first, std::min(kPoolBlock, n - first));
-      for (Eigen::Index i = 0; i < predictive->size(); ++i) variances.push_back(predictive->variance(i));
-    }
-  }
+  Eigen::VectorXd variances;
+  if (selection == "variance") variances = pool_variance(remaining);
   const std::size_t at = select_next(
-      selection, remaining.size(), [&](std::size_t i) { return variances[i]; }, rng);
+      selection, remaining.size(), [&](std::size_t i) { return variances[static_cast<Eigen::Index>(i)]; }, rng);
   const double variance =
-      selection == "variance" ? variances[at] : predict_rows(static_cast<Eigen::Index>(at), 1)->variance(0);
+      selection == "variance" ? variances[static_cast<Eigen::Index>(at)] : pool_variance({remaining[at]})[0];
   return {remaining[at], variance * scale2};
 }
 
