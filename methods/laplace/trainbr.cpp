@@ -72,11 +72,11 @@ TrainbrResult trainbr(const MlpShape& shape, const RegressionData& train, Eigen:
     // flips its sign once alpha is large.
     const Eigen::MatrixXd J2 = network_jacobian(shape, weights, train.X);
     const Eigen::ArrayXd lambda =
-        diagonal ? Eigen::ArrayXd(J2.colwise().squaredNorm().transpose())
-                 : Eigen::ArrayXd(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(J2.transpose() * J2,
-                                                                                  Eigen::EigenvaluesOnly)
-                                      .eigenvalues()
-                                      .cwiseMax(0.0));
+        diagonal
+            ? Eigen::ArrayXd(J2.colwise().squaredNorm().transpose())
+            : Eigen::ArrayXd(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(J2.transpose() * J2, Eigen::EigenvaluesOnly)
+                                 .eigenvalues()
+                                 .cwiseMax(0.0));
     gamma = (beta * lambda / (beta * lambda + alpha)).sum();
     alpha = ssx == 0.0 ? 1.0 : gamma / (2.0 * ssx);
     beta = sse == 0.0 ? 1.0 : (n - gamma) / (2.0 * sse);
