@@ -8,7 +8,7 @@ packages=(
   libeigen3-dev libopenblas0-pthread libopenblas-pthread-dev
   libboost-program-options-dev libboost-math-dev
   catch2 libbenchmark-dev
-  libsqlite3-dev sqlite3 libtomlplusplus-dev liblbfgspp-dev
+  libsqlite3-dev sqlite3 zlib1g-dev libtomlplusplus-dev liblbfgspp-dev
   libcurl4-openssl-dev libssl-dev libarchive-dev
   clang clang-format libclang-rt-14-dev
   python3

@@ -222,6 +222,25 @@ TEST_CASE("registry: malformed registry files give DataError at the right line",
                                    "table = { file = \"d.txt\", features = \"all\", target = 1 }\n");
     require_error(e, path, 8, -1, "sha256 of 'e.txt' must be 64 hexadecimal digits");
   }
+  SECTION("a misspelled key of a file entry: no silent loss of the checksum") {
+    const auto [path, e] =
+        load_error("sha265.toml", head +
+                                      "availability = \"public\"\nfolder = \"f\"\nfiles = [\n"
+                                      "  { path = \"d.txt\", sha265 = \"abc\" },\n]\n"
+                                      "table = { file = \"d.txt\", features = \"all\", target = 1 }\n");
+    require_error(e, path, 7, -1, "unknown key 'sha265' in an entry of 'files' (known: path, sha256, url, archive)");
+  }
+  SECTION("unknown keys of a data set, its table and the file") {
+    require_error(load_error("k1.toml", head + "availability = \"not-public\"\npaper_nn = 5\n").second,
+                  (dir / "k1.toml").string(), 5, -1, "unknown key 'paper_nn' in [[dataset]]");
+    require_error(load_error("k2.toml", head + "availability = \"public\"\nfolder = \"f\"\n"
+                                               "table = { file = \"d.txt\", features = \"all\", target = 1, "
+                                               "delimeter = \"comma\" }\n")
+                      .second,
+                  (dir / "k2.toml").string(), 6, -1, "unknown key 'delimeter' in [dataset.table]");
+    require_error(load_error("k3.toml", "datasets = 1\n" + head + "availability = \"not-public\"\n").second,
+                  (dir / "k3.toml").string(), 1, -1, "unknown key 'datasets' in the registry");
+  }
   SECTION("two target columns") {
     const auto [path, e] =
         load_error("target.toml", head +

@@ -106,6 +106,16 @@ class Reader {
     return sel;
   }
 
+  // A key the table does not know (a misspelled `sha265` would otherwise turn a check off).
+  void known_keys(const toml::table& t, std::string_view where, std::initializer_list<std::string_view> keys) const {
+    for (const auto& [key, node] : t)
+      if (std::find(keys.begin(), keys.end(), key.str()) == keys.end()) {
+        std::string list;
+        for (const auto k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
+        fail(node, "unknown key '" + std::string(key.str()) + "' in " + std::string(where) + " (known: " + list + ")");
+      }
+  }
+
   // Folder and file names stay inside the data directory: relative, without '..'.
   void check_relative(const toml::node& node, std::string_view key, const std::string& value) const {
     const std::filesystem::path path(value);
@@ -124,6 +134,9 @@ class Reader {
   }
 
   DatasetSpec dataset(const toml::table& t) const {
+    known_keys(t, "[[dataset]]",
+               {"name", "aliases", "title", "papers", "availability", "paper_n", "paper_d", "paper_note", "folder",
+                "source", "url_base", "notes", "files", "derive", "table", "splits", "synthetic"});
     DatasetSpec d;
     d.defined_in = file_ + ":" + std::to_string(t.source().begin.line);
     d.name = text(t, "name", true);
@@ -147,6 +160,7 @@ class Reader {
       for (const auto& item : *arr) {
         const toml::table* f = item.as_table();
         if (!f) fail(item, "each entry of 'files' must be a table { path = ..., sha256 = ... }");
+        known_keys(*f, "an entry of 'files'", {"path", "sha256", "url", "archive"});
         SourceFile sf{relative_path(*f, "path", true), lower(text(*f, "sha256")), text(*f, "url"), text(*f, "archive")};
         if (!sf.sha256.empty() &&
             (sf.sha256.size() != 64 || sf.sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
@@ -154,9 +168,13 @@ class Reader {
         d.files.push_back(std::move(sf));
       }
     }
-    if (const toml::table* dv = subtable(t, "derive"))
+    if (const toml::table* dv = subtable(t, "derive")) {
+      known_keys(*dv, "[dataset.derive]", {"recipe", "output", "sha256"});
       d.derive = DeriveSpec{text(*dv, "recipe", true), relative_path(*dv, "output", true), lower(text(*dv, "sha256"))};
+    }
     if (const toml::table* tb = subtable(t, "table")) {
+      known_keys(*tb, "[dataset.table]",
+                 {"file", "files", "target_files", "delimiter", "header", "features", "target"});
       TableSpec ts;
       if (const std::string single = relative_path(*tb, "file"); !single.empty()) ts.files = {single};
       for (auto& f : relative_paths(*tb, "files")) ts.files.push_back(f);
@@ -179,12 +197,14 @@ class Reader {
       d.table = std::move(ts);
     }
     if (const toml::table* sp = subtable(t, "splits")) {
+      known_keys(*sp, "[dataset.splits]", {"count", "train", "test"});
       PublishedSplits ps{static_cast<int>(integer(*sp, "count", 0)), relative_path(*sp, "train", true),
                          relative_path(*sp, "test", true)};
       if (ps.count < 1) fail(*sp, "splits.count must be >= 1");
       d.splits = ps;
     }
     if (const toml::table* sy = subtable(t, "synthetic")) {
+      known_keys(*sy, "[dataset.synthetic]", {"generator", "n", "seed"});
       d.synthetic = SyntheticSpec{text(*sy, "generator", true), integer(*sy, "n", 0),
                                   static_cast<std::uint64_t>(integer(*sy, "seed", 0))};
     }
@@ -218,6 +238,7 @@ DatasetRegistry DatasetRegistry::load(const std::vector<std::string>& paths) {
     Reader reader(path);
     const toml::node* list = root.get("dataset");
     if (!list || !list->is_array_of_tables()) throw DataError(path, 0, 0, "expected [[dataset]] tables");
+    reader.known_keys(root, "the registry", {"dataset"});
     std::vector<std::string> defined_here;  // a later file may replace an entry; one file may not define it twice
     for (const auto& node : *list->as_array()) {
       DatasetSpec spec = reader.dataset(*node.as_table());

@@ -6,6 +6,7 @@
 
 #include "common.hpp"
 #include "experiments/src/report/publish.hpp"
+#include "experiments/src/report/reference.hpp"
 #include "experiments/src/report/run_tables.hpp"
 #include "experiments/src/run/runner.hpp"
 #include "job_filter.hpp"
@@ -59,6 +60,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
   const data::DatasetRegistry registry = common.load_registry();
   const exp::PlanOptions plan_options = filter.plan_options(common.resolved_data_dir());
   const exp::Plan plan = exp::make_plan(spec, registry, plan_options);
+  exp::load_reference(spec, registry);  // a missing or malformed [reference] file, before any job runs
   for (const auto& note : plan.notes) std::cerr << "note: " << note << "\n";
   if (plan.jobs.empty())
     throw std::invalid_argument("nothing to run: no job of " + spec.name +

@@ -21,11 +21,18 @@ table = { file = "data.csv", delimiter = "comma", header = true, features = "0..
 TOML
 "$BNNBENCH" datasets fetch concrete2 --registry my-registry.toml --from mydata 2>/dev/null
 "$BNNBENCH" datasets list --registry my-registry.toml | grep -E '^concrete2 .*present, verified' >/dev/null || fail "concrete2 not listed as verified"
-sed -e 's/^name = "pbp-table1"/name = "my-experiment"/' -e 's/^datasets = .*/datasets = ["concrete2"]/' \
-    -e '/^\[per_dataset.year\]/,+1d' -e '/^\[per_dataset.naval\]/,+1d' -e 's/^protocol = .*/protocol = { kind = "kfold", folds = 5 }/' \
-    "$BNNBENCH_HOME_DIR/experiments/pbp-table1.toml" > my-experiment.toml
-out=$("$BNNBENCH" run ./my-experiment.toml --registry my-registry.toml --methods linear -q)
+# the README's experiment, verbatim
+awk '/^# my-experiment.toml$/{on=1} on && /^```$/{exit} on' "$BNNBENCH_HOME_DIR/README.md" > my-experiment.toml
+grep -q '^\[\[method\]\]' my-experiment.toml || fail "the README's my-experiment.toml was not found"
+out=$("$BNNBENCH" run ./my-experiment.toml --registry my-registry.toml -q)
 grep -qE '^\| concrete2 \| 48/12 \| 8 \|' <<<"$out" || fail "no concrete2 row in the report: $out"
+# a copy of a paper's spec with its name and data sets changed runs too: per_dataset entries of
+# data sets it no longer uses are checked, not refused
+sed -e 's/^name = "pbp-table1"/name = "copied"/' -e 's/^datasets = .*/datasets = ["concrete2"]/' \
+    -e 's/^protocol = .*/protocol = { kind = "kfold", folds = 5 }/' \
+    "$BNNBENCH_HOME_DIR/experiments/pbp-table1.toml" > copied.toml
+"$BNNBENCH" run ./copied.toml --registry my-registry.toml --methods linear -q | grep -qE '^\| concrete2 \|' ||
+  fail "a copied paper spec does not run on concrete2"
 # A corrupted copy is detected.
 echo "0,0,0,0,0,0,0,0,1" >> "$BNNBENCH_DATA/concrete2/data.csv"
 "$BNNBENCH" datasets list --registry my-registry.toml | grep -E '^concrete2 .*checksum mismatch' >/dev/null || fail "corruption not detected"

@@ -154,6 +154,20 @@ sed 's/^seed = /sede = /' "$BNNBENCH_HOME_DIR/experiments/quickstart.toml" > typ
 expect_error 2 "typo.toml, line 7, column [0-9]+: unknown key 'sede' in the experiment" "$BNNBENCH" run ./typo.toml --results r
 printf 'name = "twice"\nprotocol = { kind = "kfold", folds = 2 }\ndatasets = ["boston", "housing"]\n[[method]]\nmethod = "linear"\n' > twice.toml
 expect_error 2 "twice.toml: 'datasets' names boston twice \(as 'housing'\)" "$BNNBENCH" run ./twice.toml --results r
+# A misspelled method stops the run, listing the methods; the name is a plain folder name; a
+# missing reference file is found before any job runs.
+printf 'name = "typo-method"\nprotocol = { kind = "kfold", folds = 2 }\ndatasets = ["boston"]\n[[method]]\nmethod = "lineer"\n' > lineer.toml
+expect_error 2 "lineer.toml, line 4: \[\[method\]\] lineer: unknown method 'lineer'; known: linear, " "$BNNBENCH" run ./lineer.toml --results r
+for name in '../../escape' '/abs' '' '.hidden'; do
+  printf 'name = "%s"\nprotocol = { kind = "kfold", folds = 2 }\ndatasets = ["boston"]\n[[method]]\nmethod = "linear"\n' "$name" > badname.toml
+  expect_error 2 "badname.toml, line 1, column 8: 'name' = '.*' must be letters, digits" "$BNNBENCH" run ./badname.toml --results r
+done
+printf 'name = "noref"\nprotocol = { kind = "all" }\ndatasets = ["bb-toy"]\n[[method]]\nmethod = "linear"\n[reference]\nfile = "absent.csv"\nvalues = { rmse = "rmse" }\n' > noref.toml
+expect_error 2 "absent.csv" "$BNNBENCH" run ./noref.toml --results noref
+[ ! -e noref/bnnbench.sqlite ] || fail "a run with a missing reference file ran jobs"
+# A misspelled key of the registry is an error, not a check turned off (sha265 for sha256).
+sed 's/sha256 = /sha265 = /' reg.toml > sha265.toml
+expect_error 2 "sha265.toml, line [0-9]+, column [0-9]+: unknown key 'sha265' in an entry of 'files'" "$BNNBENCH" datasets list --registry sha265.toml
 sed 's/folder = "toy"/folder = "..\/toy"/' reg.toml > escape.toml
 expect_error 2 "escape.toml, line 4, column 10: 'folder' = '../toy' must be a relative path without '..'" "$BNNBENCH" datasets list --registry escape.toml
 echo "errors: all checks passed"

@@ -32,4 +32,19 @@ sed -e 's/^name = "quickstart"/name = "pooled"/' -e 's/^metrics = .*/metrics = [
 cp -r "$work/s1" "$work/old"
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("DROP TABLE grid"); c.commit()' "$work/old/bnnbench.sqlite"
 "$BNNBENCH" merge --results "$work/from-old" "$work/old" 2>&1 | grep "merged [1-9][0-9]* job" >/dev/null || fail "merge from a store without the grid table failed"
+# An empty file or a foreign SQLite database is not an input, and stays as it was.
+mkdir -p empty foreign
+: > empty/bnnbench.sqlite
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("CREATE TABLE t (x)"); c.commit()' foreign/bnnbench.sqlite
+before=$(sha256sum empty/bnnbench.sqlite foreign/bnnbench.sqlite)
+for input in empty foreign; do
+  set +e
+  "$BNNBENCH" merge --results "$work/out-$input" "$work/$input" > out.txt 2> err.txt
+  code=$?
+  set -e
+  [ "$code" -ne 0 ] || fail "merge accepted $input/bnnbench.sqlite"
+  grep -q "$input/bnnbench.sqlite: not a bnnbench results store" err.txt || fail "merge of $input: $(cat err.txt)"
+done
+[ "$before" = "$(sha256sum empty/bnnbench.sqlite foreign/bnnbench.sqlite)" ] || fail "merge wrote into its inputs"
+[ ! -e "$work/out-empty/bnnbench.sqlite" ] || fail "merge created its output for a rejected input"
 echo "shard_merge: all checks passed"

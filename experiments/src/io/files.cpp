@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <zlib.h>
+
 namespace bnn::exp {
 
 void check_output_path(const std::string& path, const std::string& option) {
@@ -26,15 +28,22 @@ void write_text_file(const std::string& path, const std::string& text, const std
   namespace fs = std::filesystem;
   check_output_path(path, option);
   const std::string temporary = path + ".partial";
-  {
+  const auto fail = [&] {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw std::runtime_error("cannot write " + path + " (" + option + ")");
+  };
+  if (path.ends_with(".gz")) {
+    gzFile out = gzopen(temporary.c_str(), "wb9");  // zlib's header: no name, no time stamp
+    if (out == nullptr) fail();
+    const bool written =
+        text.empty() || gzwrite(out, text.data(), static_cast<unsigned>(text.size())) == static_cast<int>(text.size());
+    if (gzclose(out) != Z_OK || !written) fail();
+  } else {
     std::ofstream out(temporary, std::ios::binary);
     out << text;
     out.close();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      throw std::runtime_error("cannot write " + path + " (" + option + ")");
-    }
+    if (!out) fail();
   }
   std::error_code error;
   fs::rename(temporary, path, error);
@@ -45,11 +54,32 @@ void write_text_file(const std::string& path, const std::string& text, const std
 }
 
 std::string read_text_file(const std::string& path, const std::string& option) {
+  if (path.ends_with(".gz")) {
+    gzFile in = gzopen(path.c_str(), "rb");
+    if (in == nullptr) throw std::invalid_argument(option + ": cannot read " + path);
+    std::string text;
+    std::array<char, 1 << 16> buffer;
+    int got = 0;
+    while ((got = gzread(in, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0)
+      text.append(buffer.data(), static_cast<std::size_t>(got));
+    const bool damaged = got < 0;
+    gzclose(in);
+    if (damaged) throw std::invalid_argument(option + ": " + path + " is not a readable gzip file");
+    return text;
+  }
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(option + ": cannot read " + path);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+std::string find_text_file(const std::string& directory, const std::string& name) {
+  namespace fs = std::filesystem;
+  const fs::path plain = fs::path(directory) / name, compressed = fs::path(directory) / (name + ".gz");
+  if (fs::exists(plain)) return plain.string();
+  if (fs::exists(compressed)) return compressed.string();
+  return {};
 }
 
 }  // namespace bnn::exp

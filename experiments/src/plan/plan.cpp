@@ -138,9 +138,20 @@ void check_spec(const ExperimentSpec& spec, const data::DatasetRegistry& registr
         throw std::invalid_argument(where + ": 'datasets' names " + ds->name + " twice (as '" + dc.name + "')");
     used.push_back(ds);
   }
+  for (const auto& m : spec.methods)
+    if (!method_available(m.method)) {
+      std::string known;
+      for (const auto& e : method_registry()) known += (known.empty() ? "" : ", ") + e.name;
+      throw std::invalid_argument(where + (m.line > 0 ? ", line " + std::to_string(m.line) : std::string()) +
+                                  ": [[method]] " + m.label + ": unknown method '" + m.method + "'; known: " + known);
+    }
+  for (const auto& name : spec.other_per_dataset) try {
+      registry.find(name);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(where + ": per_dataset: " + e.what());
+    }
   for (const auto& a : spec.artifacts)
     if (a.methods.empty() && std::none_of(spec.methods.begin(), spec.methods.end(), [&](const MethodConfig& m) {
-          if (!method_available(m.method)) return false;
           const auto& offered = find_method(m.method).artifacts;
           return std::find(offered.begin(), offered.end(), a.kind) != offered.end();
         }))
@@ -154,7 +165,6 @@ void check_spec(const ExperimentSpec& spec, const data::DatasetRegistry& registr
       } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(where + ": [[method]] " + m.label + ": dataset_options: " + e.what());
       }
-    if (!method_available(m.method)) continue;
     for (const auto& a : spec.artifacts) {
       const auto& offered = find_method(m.method).artifacts;
       const bool offers = std::find(offered.begin(), offered.end(), a.kind) != offered.end();
@@ -199,12 +209,6 @@ Plan make_plan(const ExperimentSpec& spec, const data::DatasetRegistry& registry
   std::vector<const MethodConfig*> methods;
   for (const auto& m : spec.methods) {
     if (!options.only_methods.empty() && !contains(options.only_methods, m.label)) continue;
-    if (!method_available(m.method)) {
-      if (!options.only_methods.empty())
-        throw std::invalid_argument("method '" + m.method + "' (" + m.label + ") is not implemented in this build");
-      plan.notes.push_back("method " + m.label + " (" + m.method + ") is not implemented yet: skipped");
-      continue;
-    }
     methods.push_back(&m);
   }
 

@@ -161,6 +161,10 @@ std::vector<std::pair<std::string, std::string>> published_files(const ReportSou
   else
     formats = {{"report.md", "md"},   {"report.csv", "csv"},    {"report.tex", "latex"},
                {"report.svg", "svg"}, {"splits.csv", "splits"}, {"jobs.csv", "jobs"}};
+  // An active-learning job has a row per step and metric: its per-job files are compressed.
+  if (source.spec.active_learning)
+    for (auto& [name, format] : formats)
+      if (format == "splits" || format == "jobs") name += ".gz";
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& [name, format] : formats) files.emplace_back(name, report_text(format, source));
   ResultsStore store(source.results, ResultsStore::Access::read_only);

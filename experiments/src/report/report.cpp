@@ -11,6 +11,7 @@
 #include "experiments/src/plan/selection.hpp"
 #include "experiments/src/report/active_learning_report.hpp"
 #include "experiments/src/report/artifact_report.hpp"
+#include "experiments/src/report/warning_groups.hpp"
 
 namespace bnn::exp {
 namespace {
@@ -227,12 +228,7 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
                                                 " existed, shown since those options are at their defaults: ") +
                       list);
   }
-  for (const auto& [key, splits] : warned) {
-    std::string list;
-    for (std::size_t i = 0; i < splits.size(); ++i) list += (i ? ", " : "") + std::to_string(splits[i]);
-    r.warnings.push_back(key.first + ": " + key.second + " (" + std::to_string(splits.size()) +
-                         (splits.size() == 1 ? " split: " : " splits: ") + list + ")");
-  }
+  for (auto& line : grouped_warnings(warned)) r.warnings.push_back(std::move(line));
   for (const auto& s : unpooled)
     r.notes.push_back(s +
                       ": some jobs have no per-point predictions (a store merged with --without-points), so LPD and SE "

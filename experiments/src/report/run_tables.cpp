@@ -30,6 +30,9 @@ std::string run_summary_line(const std::string& experiment, const RunSummary& su
   out << experiment << ": ran " << summary.ran << " job(s) in " << format_duration(summary.wall_seconds) << " ("
       << summary.failed << " failed), " << summary.already_done << " already done";
   if (summary.kept > 0) out << ", " << summary.kept << " failed rerun(s) kept the finished result";
+  if (summary.not_stored > 0 || summary.not_started > 0)
+    out << "; the store failed: " << summary.not_stored << " job(s) computed but not stored, " << summary.not_started
+        << " not started (rerun when the store is writable again: finished jobs are kept)";
   return out.str();
 }
 

@@ -1,6 +1,7 @@
 #include "experiments/src/run/runner.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -173,8 +174,9 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   run.jobs_planned = static_cast<long>(pending.size());
   run.run_id = store.begin_run(run);
 
-  long ran = 0, failed = 0, kept = 0;
+  long ran = 0, failed = 0, kept = 0, not_stored = 0;
   std::vector<std::string> store_errors;
+  std::atomic<bool> storage_failed{false};
   const auto count = static_cast<long>(pending.size());
   // A lone job gets every thread (the outer team of one is inactive, so the job's own
   // parallel regions may use them); otherwise one job per thread, and a thread with no job
@@ -185,8 +187,9 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   std::vector<JobCost> costs;
   for (const Job* job : pending) costs.push_back({job->key.method_label, job_size(plan, *job)});
   Progress progress(std::move(costs), workers, options.progress_bar);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(workers) reduction(+ : ran, failed, kept)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(workers) reduction(+ : ran, failed, kept, not_stored)
   for (long i = 0; i < count; ++i) {
+    if (storage_failed.load()) continue;  // the store failed: no job starts after that
     const Job& job = *pending[static_cast<std::size_t>(i)];
     if (!options.quiet) progress.job_started(static_cast<std::size_t>(i));
     const auto resumed = partial.find(&job);
@@ -195,6 +198,7 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
       try {
         store.record(step);
       } catch (const std::exception& ex) {
+        storage_failed = true;
 #pragma omp critical(bnn_store_errors)
         store_errors.push_back(job.key.describe() + " (step " + std::to_string(step.evaluations.size() - 1) +
                                "): " + ex.what());
@@ -205,20 +209,26 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
     rec.run_id = run.run_id;
     ++ran;
     if (rec.status != "ok") ++failed;
+    std::string store_error;
     try {
       if (!store.record(rec)) ++kept;
     } catch (const std::exception& ex) {
+      storage_failed = true;
+      ++not_stored;
+      store_error = std::string("not stored: ") + ex.what();
 #pragma omp critical(bnn_store_errors)
       store_errors.push_back(job.key.describe() + ": " + ex.what());
     }
     if (!options.quiet)
-      progress.job_done(static_cast<std::size_t>(i), job.key.describe(), rec.status == "ok",
-                        rec.fit_seconds + rec.predict_seconds, rec.error);
+      progress.job_done(static_cast<std::size_t>(i), job.key.describe(), rec.status == "ok" && store_error.empty(),
+                        rec.fit_seconds + rec.predict_seconds, store_error.empty() ? rec.error : store_error);
   }
   if (!options.quiet) progress.finish();
   summary.ran = ran;
   summary.failed = failed;
   summary.kept = kept;
+  summary.not_stored = not_stored;
+  summary.not_started = count - ran;
   summary.store_errors = std::move(store_errors);
   summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   run.finished_at = utc_now();

@@ -37,6 +37,10 @@ struct RunSummary {
   long ran = 0;
   long failed = 0;
   long kept = 0;  // failed reruns: the finished result stays in the store
+  // A job the store could not take (a full disk, a damaged store) stops the run: the jobs in
+  // progress finish, none starts after it. Their results are lost, the ones stored are kept.
+  long not_stored = 0;
+  long not_started = 0;  // after a storage failure
   std::vector<std::string> store_errors;
   double wall_seconds = 0.0;
 };

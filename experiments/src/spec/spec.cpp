@@ -213,6 +213,13 @@ class SpecReader {
                 "per_dataset", "method", "report", "grid", "artifacts", "active_learning", "reference"},
                "the experiment");
     s.name = text(root, "name", true);
+    // the name is a folder of results/: one plain component
+    if (s.name.empty() || s.name.front() == '.' ||
+        s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+            std::string::npos)
+      fail(*root.get("name"), "'name' = '" + s.name +
+                                  "' must be letters, digits, '.', '_' or '-', not starting with '.' (it names the "
+                                  "results folder)");
     s.title = text(root, "title");
     s.paper = text(root, "paper");
     s.notes = text(root, "notes");
@@ -235,42 +242,47 @@ class SpecReader {
     const toml::node* ds = root.get("datasets");
     if (!ds || !ds->is_array()) fail(root, "'datasets' must be an array of data-set names");
     const toml::table* per_dataset = root.get_as<toml::table>("per_dataset");
+    const auto apply_per_dataset = [&](const toml::table& pd, DatasetConfig& d) {
+      allow_keys(pd, {"protocol", "irrelevant_inputs", "target_transform", "constant_inputs"}, "per_dataset." + d.name);
+      if (const toml::node* p = pd.get("protocol")) d.protocol = protocol(*p);
+      if (const toml::node* ir = pd.get("irrelevant_inputs")) {
+        if (!ir->is_integer() || *ir->value<std::int64_t>() < 0)
+          fail(*ir, "'irrelevant_inputs' must be an integer >= 0");
+        d.irrelevant_inputs = static_cast<long>(*ir->value<std::int64_t>());
+      }
+      // A string setting read by `parse`, whose errors are reported at the setting's line.
+      const auto string_setting = [&](const char* key, const char* values, auto parse, auto& target) {
+        const toml::node* node = pd.get(key);
+        if (!node) return;
+        if (!node->is_string()) fail(*node, "'" + std::string(key) + "' must be a string: " + values);
+        try {
+          target = parse(*node->value<std::string>());
+        } catch (const std::invalid_argument& e) {
+          fail(*node, e.what());
+        }
+      };
+      string_setting("target_transform", "none, sqrt or log1p", data::parse_target_transform, d.target_transform);
+      string_setting("constant_inputs", "zero or numpy", data::parse_constant_inputs, d.constant_inputs);
+    };
     for (const auto& item : *ds->as_array()) {
       if (!item.is_string()) fail(item, "'datasets' holds data-set names");
       DatasetConfig d;
       d.name = *item.value<std::string>();
-      if (per_dataset) {
-        if (const toml::table* pd = per_dataset->get_as<toml::table>(d.name)) {
-          allow_keys(*pd, {"protocol", "irrelevant_inputs", "target_transform", "constant_inputs"},
-                     "per_dataset." + d.name);
-          if (const toml::node* p = pd->get("protocol")) d.protocol = protocol(*p);
-          if (const toml::node* ir = pd->get("irrelevant_inputs")) {
-            if (!ir->is_integer() || *ir->value<std::int64_t>() < 0)
-              fail(*ir, "'irrelevant_inputs' must be an integer >= 0");
-            d.irrelevant_inputs = static_cast<long>(*ir->value<std::int64_t>());
-          }
-          // A string setting read by `parse`, whose errors are reported at the setting's line.
-          const auto string_setting = [&](const char* key, const char* values, auto parse, auto& target) {
-            const toml::node* node = pd->get(key);
-            if (!node) return;
-            if (!node->is_string()) fail(*node, "'" + std::string(key) + "' must be a string: " + values);
-            try {
-              target = parse(*node->value<std::string>());
-            } catch (const std::invalid_argument& e) {
-              fail(*node, e.what());
-            }
-          };
-          string_setting("target_transform", "none, sqrt or log1p", data::parse_target_transform, d.target_transform);
-          string_setting("constant_inputs", "zero or numpy", data::parse_constant_inputs, d.constant_inputs);
-        }
-      }
+      if (per_dataset)
+        if (const toml::table* pd = per_dataset->get_as<toml::table>(d.name)) apply_per_dataset(*pd, d);
       s.datasets.push_back(std::move(d));
     }
     if (per_dataset)
-      for (const auto& [key, value] : *per_dataset)
-        if (std::none_of(s.datasets.begin(), s.datasets.end(),
-                         [&](const DatasetConfig& d) { return d.name == key.str(); }))
-          fail(value, "per_dataset." + std::string(key.str()) + " names a data set not in 'datasets'");
+      for (const auto& [key, value] : *per_dataset) {
+        DatasetConfig other;
+        other.name = std::string(key.str());
+        if (!value.is_table()) fail(value, "per_dataset." + other.name + " must be a table");
+        if (std::any_of(s.datasets.begin(), s.datasets.end(),
+                        [&](const DatasetConfig& d) { return d.name == other.name; }))
+          continue;
+        apply_per_dataset(*value.as_table(), other);
+        s.other_per_dataset.push_back(other.name);
+      }
 
     if (const toml::table* al = root.get_as<toml::table>("active_learning")) {
       allow_keys(*al, {"additions", "curves"}, "[active_learning]");
@@ -296,6 +308,7 @@ class SpecReader {
       allow_keys(m, {"method", "label", "options", "dataset_options", "paper_name", "paper_filter", "selection"},
                  "a [[method]]");
       MethodConfig c;
+      c.line = static_cast<long>(m.source().begin.line);
       c.method = text(m, "method", true);
       c.label = text(m, "label");
       if (c.label.empty()) c.label = c.method;

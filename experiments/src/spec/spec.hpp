@@ -35,6 +35,7 @@ struct MethodConfig {
   // largest predictive variance, the maximum-entropy choice of the PBP paper's eq. (19)) or
   // "random" (uniform over the pool). Empty otherwise.
   std::string selection;
+  long line = 0;  // of its [[method]] table in the spec file
   // Options for one data set: spec options overlaid with that data set's options.
   ParamMap options_for(const std::string& dataset, const std::vector<std::string>& aliases) const;
 };
@@ -114,6 +115,9 @@ struct ExperimentSpec {
   std::string normalization = "training-part";
   data::Protocol protocol;
   std::vector<DatasetConfig> datasets;
+  // per_dataset settings of data sets the spec does not use (a spec copied to run on other data
+  // keeps working): checked like the others, and that the registry knows them
+  std::vector<std::string> other_per_dataset;
   std::vector<MethodConfig> methods;
   ReportSpec report;
   std::optional<ReferenceSpec> reference;

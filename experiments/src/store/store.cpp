@@ -605,8 +605,33 @@ void ResultsStore::prepare_merge_input(const std::string& results_dir) {
   const std::string path = (fs::path(results_dir) / "bnnbench.sqlite").string();
   if (!fs::exists(path))  // a wrong argument, not a failure of the store
     throw std::invalid_argument("no results store in " + results_dir + " (expected " + path + ")");
-  // A store written by an older version may lack newer tables: opening it adds them.
-  ResultsStore(results_dir, Access::existing).check_integrity();
+  // Opened read-only: an input is never written. An empty or foreign file is rejected (not given
+  // our tables); a store of an older version has at least these three, and merge_from copies
+  // the tables it has.
+  sqlite3* db = nullptr;
+  const int status = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr);
+  const auto close_and_fail = [&](const std::string& why) {
+    sqlite3_close(db);
+    throw std::invalid_argument(path + ": " + why);
+  };
+  if (status != SQLITE_OK) close_and_fail(std::string("cannot open: ") + (db ? sqlite3_errmsg(db) : "out of memory"));
+  sqlite3_busy_timeout(db, 60000);
+  long tables = 0;
+  std::string check;
+  try {
+    Statement count(
+        db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('jobs', 'metrics', 'runs')", path);
+    if (count.step()) tables = count.integer(0);
+    if (tables == 3) {
+      Statement quick(db, "PRAGMA quick_check", path);
+      if (quick.step()) check = quick.text(0);
+    }
+  } catch (const std::exception& e) {
+    close_and_fail(std::string("not a bnnbench results store (") + e.what() + ")");
+  }
+  if (tables != 3) close_and_fail("not a bnnbench results store (no jobs, metrics and runs tables)");
+  if (check != "ok") close_and_fail("the store is damaged (SQLite quick_check: " + check + ")");
+  sqlite3_close(db);
 }
 
 long ResultsStore::merge_from(const std::string& other_results_dir, bool with_points) {
@@ -630,12 +655,20 @@ long ResultsStore::merge_from(const std::string& other_results_dir, bool with_po
     exec("DELETE FROM main.jobs WHERE status != 'ok' AND " + better);
     const std::string new_jobs =
         std::string("(") + kKeyColumns + ") NOT IN (SELECT " + kKeyColumns + " FROM main.jobs)";
-    exec("INSERT INTO main.metrics SELECT * FROM other.metrics WHERE " + new_jobs);
-    exec("INSERT INTO main.artifact_requests SELECT * FROM other.artifact_requests WHERE " + new_jobs);
+    const auto other_has = [&](const char* table) {  // a store of an older version lacks the newer tables
+      Statement s(db_, "SELECT 1 FROM other.sqlite_master WHERE type = 'table' AND name = ?1", other);
+      return s.bind(1, std::string(table)).step();
+    };
+    const auto copy = [&](const char* table) {
+      if (other_has(table))
+        exec(std::string("INSERT INTO main.") + table + " SELECT * FROM other." + table + " WHERE " + new_jobs);
+    };
+    copy("metrics");
+    copy("artifact_requests");
     if (with_points) {
-      exec("INSERT INTO main.points SELECT * FROM other.points WHERE " + new_jobs);
-      exec("INSERT INTO main.grid SELECT * FROM other.grid WHERE " + new_jobs);
-      exec("INSERT INTO main.artifacts SELECT * FROM other.artifacts WHERE " + new_jobs);
+      copy("points");
+      copy("grid");
+      copy("artifacts");
     }
     exec("INSERT INTO main.jobs SELECT * FROM other.jobs WHERE " + new_jobs);
     copied = sqlite3_changes(db_);

@@ -15,12 +15,12 @@ SplitFileOutcome compare_with_split_file(const std::string& experiment, const st
                                          const std::string& ours_name, const std::string& file,
                                          const std::string& published, double tolerance) {
   EquivalentConfiguration equivalent;
-  const std::filesystem::path job_file = std::filesystem::path(file).parent_path() / "jobs.csv";
-  if (std::filesystem::exists(job_file)) {
+  const std::string job_file = find_text_file(std::filesystem::path(file).parent_path().string(), "jobs.csv");
+  if (!job_file.empty()) {
     std::map<std::string, std::string> our_configs;
     for (const auto& job : ours) our_configs[job.key.config_hash] = job.config;
-    equivalent = older_configuration_rule(
-        read_job_configs(read_text_file(job_file.string(), "--compare"), job_file.string()), std::move(our_configs));
+    equivalent = older_configuration_rule(read_job_configs(read_text_file(job_file, "--compare"), job_file),
+                                          std::move(our_configs));
   }
   const SplitComparison c = compare_split_tables(render_split_csv(ours), published, file, tolerance, equivalent);
   SplitFileOutcome out;

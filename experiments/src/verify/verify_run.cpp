@@ -177,12 +177,12 @@ VerifyOutcome verify_against_split_file(const ExperimentSpec& spec, const data::
 VerifyOutcome verify_experiment(const ExperimentSpec& spec, const data::DatasetRegistry& registry,
                                 const VerifyOptions& o) {
   if (!fs::exists(fs::path(o.results) / "bnnbench.sqlite")) {
-    const fs::path split_file = fs::path(o.results) / "splits.csv";
-    if (!fs::exists(split_file))
-      throw std::invalid_argument("--results: no results store at " +
-                                  (fs::path(o.results) / "bnnbench.sqlite").string() +
-                                  " and no committed per-split file " + split_file.string());
-    return verify_against_split_file(spec, registry, split_file.string(), o);
+    const std::string split_file = find_text_file(o.results, "splits.csv");
+    if (split_file.empty())
+      throw std::invalid_argument(
+          "--results: no results store at " + (fs::path(o.results) / "bnnbench.sqlite").string() +
+          " and no committed per-split file " + (fs::path(o.results) / "splits.csv").string() + "[.gz]");
+    return verify_against_split_file(spec, registry, split_file, o);
   }
   ResultsStore store(o.results, ResultsStore::Access::read_only);
   const std::vector<JobRecord> stored = store.jobs(spec.name, /*with_points=*/true);
