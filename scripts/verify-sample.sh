@@ -38,6 +38,8 @@ check "epnn-table1 boston fold 0: linear, gp, gp-ard, nn-ep-la, nn-ep-ard" \
 check "epnn-table1 boston fold 0: nn-mc, with its chain traces" \
   "$B" verify epnn-table1 --methods nn-mc --datasets boston --splits 0 --threads 2 -q
 check "bb-table1 draw 0: every method" "$B" verify bb-table1 --splits 0 --threads 2 -q
+check "pbp-active yacht repeat 0: every method, all 10 steps" \
+  "$B" verify pbp-active --datasets yacht --splits 0 --threads 2 -q
 
 same_as_committed() {  # same_as_committed OUT_DIR COMMITTED_DIR FILE...
   local out=$1 committed=$2; shift 2

@@ -47,7 +47,8 @@ struct Group {
 
 }  // namespace
 
-std::vector<std::string> grouped_warnings(const std::map<std::pair<std::string, std::string>, std::vector<int>>& warned) {
+std::vector<std::string> grouped_warnings(
+    const std::map<std::pair<std::string, std::string>, std::vector<int>>& warned) {
   std::map<std::pair<std::string, std::string>, Group> groups;  // (dataset/label, shape)
   for (const auto& [key, splits] : warned) {
     auto [shape, numbers] = take_numbers(key.second);

@@ -10,6 +10,7 @@
 namespace bnn::exp {
 
 // (dataset/label, warning text) -> splits  =>  "dataset/label: text (n splits: a, b, ...)"
-std::vector<std::string> grouped_warnings(const std::map<std::pair<std::string, std::string>, std::vector<int>>& warned);
+std::vector<std::string> grouped_warnings(
+    const std::map<std::pair<std::string, std::string>, std::vector<int>>& warned);
 
 }  // namespace bnn::exp
