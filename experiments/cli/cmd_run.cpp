@@ -9,6 +9,7 @@
 #include "experiments/src/report/reference.hpp"
 #include "experiments/src/report/run_tables.hpp"
 #include "experiments/src/run/runner.hpp"
+#include "experiments/src/store/run_lock.hpp"
 #include "job_filter.hpp"
 
 namespace bnn::cli {
@@ -80,6 +81,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
   run.quiet = quiet;
   run.rerun = rerun;
   run.command_line = command_line;
+  const exp::RunLock lock(results, command_line);  // one writer per store
   exp::ResultsStore store(results);
   if (!quiet)
     std::cerr << spec.name << ": " << plan.jobs.size() << " job(s) over " << plan.datasets.size() << " data set(s), "
