@@ -1,10 +1,12 @@
 // bnnbench fit: one method on a user's files, through the runner's fit-and-score.
+#include <charconv>
 #include <iostream>
 
 #include "common.hpp"
 #include "experiments/src/io/files.hpp"
 #include "experiments/src/report/fit_summary.hpp"
 #include "experiments/src/run/fit_and_score.hpp"
+#include "experiments/src/run/runner.hpp"
 
 namespace bnn::cli {
 namespace {
@@ -33,7 +35,8 @@ int cmd_fit(const std::vector<std::string>& args) {
   exp::UserFiles files;
   files.target = "last";
   std::vector<std::string> settings;
-  std::uint64_t seed = 1;
+  std::string seed_text = "1";
+  int threads = 1;
   po::options_description options("bnnbench fit options");
   // clang-format off
   options.add_options()
@@ -48,7 +51,8 @@ int cmd_fit(const std::vector<std::string>& args) {
        "a constant training column becomes zeros (zero) or what numpy's float mean and sd make of it (numpy: +-1 "
        "where its sum rounds, as in the PBP authors' code)")
       ("set", po::value(&settings)->composing(), "method option OPTION=VALUE (repeatable)")
-      ("seed", po::value(&seed), "random seed of the fit")
+      ("seed", po::value(&seed_text), "random seed of the fit (an integer >= 0)")
+      ("threads", po::value(&threads), "OpenMP threads of the fit (default 1)")
       ("predictions", po::value(&predictions), "write per-test-point predictions to this CSV file");
   // clang-format on
   if (common.parse_or_help(
@@ -59,6 +63,12 @@ int cmd_fit(const std::vector<std::string>& args) {
           "--target-transform)."))
     return 0;
   if (method_name.empty()) throw po::error("missing METHOD");
+  std::uint64_t seed = 0;
+  const char* seed_end = seed_text.data() + seed_text.size();
+  if (const auto [end, error] = std::from_chars(seed_text.data(), seed_end, seed);
+      seed_text.empty() || seed_text.front() == '-' || error != std::errc() || end != seed_end)
+    throw po::error("--seed is '" + seed_text + "', but must be an integer from 0 to 2^64 - 1");
+  exp::check_threads(threads);
   if (files.train.empty() || files.test.empty()) throw po::error("both --train and --test are required");
   const MethodEntry& method = find_method(method_name);
   ParamMap params;
@@ -74,7 +84,7 @@ int cmd_fit(const std::vector<std::string>& args) {
   files.constant_inputs = parsed_option("constant-inputs", constant, data::parse_constant_inputs);
   files.format = {data::parse_delimiter(delimiter), parse_header(header), false};
   const exp::JobData data = exp::user_job_data(files);
-  const exp::FitAndScore fitted = exp::fit_and_score(method, params, data, seed, /*original_scale=*/true);
+  const exp::FitAndScore fitted = exp::fit_and_score(method, params, data, seed, /*original_scale=*/true, threads);
   std::cout << exp::fit_summary(method.name, data, fitted, files.transform);
   if (!predictions.empty()) exp::write_text_file(predictions, exp::fit_predictions_csv(data, fitted), "--predictions");
   if (fitted.non_finite > 0) {

@@ -48,6 +48,11 @@ expect_error 2 'negative.txt: .*data row 2 is outside the domain of sqrt\(y\)' f
 expect_error 2 "--target-transform: target transform 'log' is not one of none, sqrt, log1p" fit --train good.txt --test good.txt --target-transform log
 expect_error 2 "--constant-inputs: constant_inputs 'one' is not one of: zero, numpy" fit --train good.txt --test good.txt --constant-inputs one
 
+expect_error 2 "--seed is '-1', but must be an integer from 0 to 2\^64 - 1" fit --train good.txt --test good.txt --seed -1
+expect_error 2 "--seed is '18446744073709551616', but must be" fit --train good.txt --test good.txt --seed 18446744073709551616
+expect_error 2 "--threads is 0, but must be between 1 and" fit --train good.txt --test good.txt --threads 0
+fit --train good.txt --test good.txt --threads 2 --seed 18446744073709551615 > /dev/null || fail "fit with --threads 2 and the largest seed failed"
+
 # Good files work, with CRLF and "\r\r\n" endings and blank trailing lines.
 printf '1,2,3\r\n4,5,6\r\n7,8,9\r\n10,11,13\r\n\r\n' > crlf.txt
 printf '1 2 3\r\r\n4 5 6\r\r\n7 8 9\r\r\n10 11 13\r\r\n' > crcrlf.txt
