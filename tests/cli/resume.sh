@@ -21,7 +21,14 @@ for _ in $(seq 1 400); do
 done
 kill -9 "$pid" 2>/dev/null || fail "the run finished before it could be killed (make the test experiment larger)"
 wait "$pid" 2>/dev/null || true
+# report reads the jobs still in the -wal file of the killed run and never writes the store
+# (not even as root, who may write anywhere)
+[ -s "$results/bnnbench.sqlite-wal" ] || fail "the killed run left no -wal file: the test checks nothing"
+store_bytes=$(sha256sum < "$results/bnnbench.sqlite")
 before=$(count_ok)
+[ "$store_bytes" = "$(sha256sum < "$results/bnnbench.sqlite")" ] || fail "report wrote the store"
+[ "$before" -eq "$(sqlite3 -readonly "$results/bnnbench.sqlite" "SELECT count(*) FROM jobs WHERE status = 'ok'")" ] ||
+  fail "report sees $before jobs, the store holds more"
 [ "$before" -ge 3 ] && [ "$before" -lt 120 ] || fail "expected a partial run, found $before finished jobs"
 # --dry-run lists what is finished and what would run, and runs nothing.
 dry=$("$BNNBENCH" run "$work/resume.toml" --dry-run --results "$results" 2>/dev/null)

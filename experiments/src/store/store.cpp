@@ -211,15 +211,27 @@ ResultsStore::ResultsStore(const std::string& results_dir, Access access) {
   if (access != Access::create && !fs::exists(path_))
     throw std::runtime_error("no results store in " + results_dir + " (expected " + path_ + ")");
   if (access == Access::read_only) {
-    // Where we may write, a connection that may issue no write: on closing it removes the
-    // -wal and -shm files SQLite makes for a WAL store, and the store's bytes stay as they were.
-    // Elsewhere (a read-only place) the store is opened as immutable: nothing can write it.
-    const fs::path dir = fs::path(path_).parent_path();
-    const bool writable = ::access(path_.c_str(), W_OK) == 0 && ::access(dir.empty() ? "." : dir.c_str(), W_OK) == 0;
-    const int status =
-        writable ? sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr)
-                 : sqlite3_open_v2((uri_path(path_) + "?mode=ro&immutable=1").c_str(), &db_,
-                                   SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr);
+    // A read-only connection: it sees the jobs still in the -wal file (a run killed before a
+    // checkpoint) and never checkpoints or writes the database file. Where SQLite cannot open
+    // it so (a read-only place without the -shm file), the store is opened as immutable, which
+    // is exact only without pending -wal content: with some, that is an error, not a silent
+    // loss of jobs.
+    int status = sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr);
+    if (status == SQLITE_OK) {
+      sqlite3_busy_timeout(db_, 60000);
+      status = sqlite3_exec(db_, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+    }
+    if (status != SQLITE_OK) {
+      sqlite3_close(db_);
+      db_ = nullptr;
+      std::error_code ignored;
+      if (fs::exists(path_ + "-wal") && fs::file_size(path_ + "-wal", ignored) > 0)
+        throw std::runtime_error("results store " + path_ +
+                                 " has jobs in its -wal file that cannot be read from this place (no -shm file and "
+                                 "no permission to make one): copy the directory somewhere writable and read it there");
+      status = sqlite3_open_v2((uri_path(path_) + "?mode=ro&immutable=1").c_str(), &db_,
+                               SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr);
+    }
     if (status != SQLITE_OK) {
       const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
       sqlite3_close(db_);
