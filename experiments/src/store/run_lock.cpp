@@ -33,8 +33,8 @@ RunLock::RunLock(const std::string& results_dir, const std::string& command) {
                              (holder.empty() ? std::string("holder unknown") : holder) +
                              "); wait for it to finish, or give this one another --results");
   }
-  const std::string me = "pid " + std::to_string(::getpid()) + " on " + host_name() + " since " + utc_now() + ": " +
-                         command + "\n";
+  const std::string me =
+      "pid " + std::to_string(::getpid()) + " on " + host_name() + " since " + utc_now() + ": " + command + "\n";
   if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, me.data(), me.size(), 0) != static_cast<ssize_t>(me.size())) {
     // the lock holds without its description
   }
