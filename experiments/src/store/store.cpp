@@ -211,27 +211,33 @@ ResultsStore::ResultsStore(const std::string& results_dir, Access access) {
   if (access != Access::create && !fs::exists(path_))
     throw std::runtime_error("no results store in " + results_dir + " (expected " + path_ + ")");
   if (access == Access::read_only) {
-    // A read-only connection: it sees the jobs still in the -wal file (a run killed before a
-    // checkpoint) and never checkpoints or writes the database file. Where SQLite cannot open
-    // it so (a read-only place without the -shm file), the store is opened as immutable, which
-    // is exact only without pending -wal content: with some, that is an error, not a silent
-    // loss of jobs.
-    int status = sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr);
-    if (status == SQLITE_OK) {
-      sqlite3_busy_timeout(db_, 60000);
-      status = sqlite3_exec(db_, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+    // Without a -wal file every job is in the database file, which is opened as immutable: no
+    // file is made or written. With one (a run in progress, or killed before a checkpoint), a
+    // read-only connection sees the jobs in it and never checkpoints or writes the database
+    // file. Where SQLite cannot open it so (a read-only place without the -shm file), pending
+    // -wal content is an error, not a silent loss of jobs.
+    std::error_code no_size;
+    const bool pending = fs::exists(path_ + "-wal");
+    int status = SQLITE_CANTOPEN;
+    if (pending) {
+      status = sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr);
+      if (status == SQLITE_OK) {
+        sqlite3_busy_timeout(db_, 60000);
+        status = sqlite3_exec(db_, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+      }
+      if (status != SQLITE_OK) {
+        sqlite3_close(db_);
+        db_ = nullptr;
+        if (fs::file_size(path_ + "-wal", no_size) > 0)
+          throw std::runtime_error("results store " + path_ +
+                                   " has jobs in its -wal file that cannot be read from this place (no -shm file and "
+                                   "no permission to make one): copy the directory somewhere writable and read it "
+                                   "there");
+      }
     }
-    if (status != SQLITE_OK) {
-      sqlite3_close(db_);
-      db_ = nullptr;
-      std::error_code ignored;
-      if (fs::exists(path_ + "-wal") && fs::file_size(path_ + "-wal", ignored) > 0)
-        throw std::runtime_error("results store " + path_ +
-                                 " has jobs in its -wal file that cannot be read from this place (no -shm file and "
-                                 "no permission to make one): copy the directory somewhere writable and read it there");
+    if (status != SQLITE_OK)
       status = sqlite3_open_v2((uri_path(path_) + "?mode=ro&immutable=1").c_str(), &db_,
                                SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr);
-    }
     if (status != SQLITE_OK) {
       const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
       sqlite3_close(db_);
