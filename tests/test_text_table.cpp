@@ -189,6 +189,13 @@ TEST_CASE("text table: header automatic, present and absent", "[text_table]") {
     CHECK(t.names.empty());
     CHECK(t.values.rows() == 2);
   }
+  SECTION("automatic: a first row of numbers and text is neither for sure: an error asking") {
+    // a headerless file whose first row has a text field used to lose that row as a header
+    require_located(parse_error("1 chevrolet 3\n4 5 6\n", fmt(Delimiter::automatic, Header::automatic)), 1, 2,
+                    "the first row mixes numbers and text ('chevrolet'): say whether it is a header");
+    const auto t = parse_numeric_table("1 chevrolet 3\n4 5 6\n", kFile, fmt(Delimiter::automatic, Header::present));
+    CHECK(t.names == std::vector<std::string>{"1", "chevrolet", "3"});
+  }
   SECTION("present: the first row is a header even if numeric") {
     const auto t = parse_numeric_table("10 20\n3 4\n", kFile, fmt(Delimiter::automatic, Header::present));
     CHECK(t.names == std::vector<std::string>{"10", "20"});

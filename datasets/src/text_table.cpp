@@ -188,17 +188,27 @@ NumericTable parse_numeric_table(std::string_view text, const std::string& file,
       first_line = line_number;
       columns = fields.size();
       if (!header_decided) {
-        bool all_numeric = true;
-        for (auto f : fields) {
+        // automatic: a header when no field of the first row is a number, data when every one
+        // is; a row of both is neither for sure, and the user is asked to say
+        std::size_t numbers = 0;
+        for (const auto field : fields) {
           double v = 0.0;
-          all_numeric = all_numeric && (is_missing(f) || parse_number(f, v));
+          if (is_missing(field) || parse_number(field, v)) ++numbers;
         }
-        if (all_numeric) {
+        if (numbers == fields.size()) {
           header_decided = true;
           expect_header = false;
-        } else {
+        } else if (numbers == 0) {
           pending_header.assign(fields.begin(), fields.end());
           return;  // decided by the next row
+        } else {
+          std::size_t text = 0;
+          for (double v = 0.0; text < fields.size() && (is_missing(fields[text]) || parse_number(fields[text], v));)
+            ++text;
+          throw DataError(file, line_number, static_cast<long>(text + 1),
+                          "the first row mixes numbers and text (" + quote(fields[text]) +
+                              "): say whether it is a header (fit --header yes or no; header = true or false in a "
+                              "registry entry)");
         }
       }
       if (expect_header) {

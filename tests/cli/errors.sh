@@ -53,6 +53,15 @@ expect_error 2 "--seed is '18446744073709551616', but must be" fit --train good.
 expect_error 2 "--threads is 0, but must be between 1 and" fit --train good.txt --test good.txt --threads 0
 fit --train good.txt --test good.txt --threads 2 --seed 18446744073709551615 > /dev/null || fail "fit with --threads 2 and the largest seed failed"
 
+# --header auto: a first row of text is a header, of numbers data, of both an error; fit says
+# what it decided.
+printf 'a b c\n1 2 3\n4 5 6\n7 8 10\n' > named.txt
+fit_out=$("$BNNBENCH" fit linear --train named.txt --test good.txt)
+grep -q '^header *train: first row names the columns; test: none, every row is data' <<<"$fit_out" || fail "fit did not say what it took as header: $fit_out"
+grep -q '^train / test  3 / 4 rows' <<<"$fit_out" || fail "rows after the header: $fit_out"
+printf '1 chevrolet 3\n4 5 6\n7 8 9\n' > mixed.txt
+expect_error 2 "mixed.txt, line 1, column 2: the first row mixes numbers and text \('chevrolet'\): say whether it is a header" "$BNNBENCH" fit linear --train mixed.txt --test good.txt
+
 # Good files work, with CRLF and "\r\r\n" endings and blank trailing lines.
 printf '1,2,3\r\n4,5,6\r\n7,8,9\r\n10,11,13\r\n\r\n' > crlf.txt
 printf '1 2 3\r\r\n4 5 6\r\r\n7 8 9\r\r\n10 11 13\r\r\n' > crcrlf.txt

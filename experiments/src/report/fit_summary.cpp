@@ -22,6 +22,8 @@ std::string fit_summary(const std::string& method, const JobData& data, const Fi
   out += line("method        %s\n", method.c_str());
   out += line("train / test  %ld / %ld rows, %ld features\n", static_cast<long>(data.train.X.rows()),
               static_cast<long>(data.X_test.rows()), static_cast<long>(data.train.X.cols()));
+  const auto header = [](bool named) { return named ? "first row names the columns" : "none, every row is data"; };
+  out += line("header        train: %s; test: %s\n", header(data.train_header), header(data.test_header));
   out += line("fit status    %s%s%s\n", to_string(report.status).c_str(), report.message.empty() ? "" : ": ",
               report.message.c_str());
   out += line("rmse          %.6g\n", metrics.at("rmse"));

@@ -56,6 +56,8 @@ JobData user_job_data(const UserFiles& files) {
   out.X_test = out.norm.transform_inputs(test.X);
   out.y_test = test.y;
   for (Eigen::Index i = 0; i < test.X.rows(); ++i) out.test_rows.push_back(i);
+  out.train_header = !train.feature_names.empty();
+  out.test_header = !test.feature_names.empty();
   return out;
 }
 

@@ -19,6 +19,8 @@ struct JobData {
   Eigen::VectorXd y_test;       // original units
   data::Standardizer norm;      // identity when not normalized
   std::vector<long> test_rows;  // rows of the data set
+  // `bnnbench fit`: whether the first row of the training and test files named the columns
+  bool train_header = false, test_header = false;
 };
 
 JobData prepare_job_data(const Plan& plan, const Job& job);
