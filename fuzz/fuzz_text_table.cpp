@@ -1,7 +1,9 @@
 // libFuzzer target for the numeric text-table parser (datasets/src/text_table.cpp).
 //
-// The input bytes are parsed as a whole file with every TextFormat setting (3 delimiters x
-// 3 header modes x allow_missing on/off). bnn::data::DataError is the only accepted failure;
+// The input bytes are parsed as a whole file with every TextFormat setting (4 delimiters x
+// 3 header modes x allow_missing on/off, every column a number), and with two plans that mix
+// number, category and unused columns (4 delimiters x automatic header x allow_missing on/off).
+// bnn::data::DataError is the only accepted failure;
 // any other exception, a crash, a sanitizer report or a broken invariant (checked below and
 // reported with abort()) is a finding. The number-token parser is also compared with strtod.
 #include <cmath>
@@ -18,6 +20,7 @@
 
 namespace {
 
+using bnn::data::ColumnKind;
 using bnn::data::DataError;
 using bnn::data::Delimiter;
 using bnn::data::Header;
@@ -53,15 +56,28 @@ void check_table(const NumericTable& t, std::string_view text, const TextFormat&
     if (line <= previous || line > lines) finding("line numbers not increasing / out of range", format);
     previous = line;
   }
+  if (static_cast<Eigen::Index>(t.levels.size()) != t.values.cols()) finding("levels.size() != columns", format);
   long nan_count = 0;
-  for (Eigen::Index i = 0; i < t.values.rows(); ++i)
-    for (Eigen::Index j = 0; j < t.values.cols(); ++j) {
+  for (Eigen::Index j = 0; j < t.values.cols(); ++j) {
+    const ColumnKind kind = format.kind(static_cast<std::size_t>(j));
+    const auto& levels = t.levels[static_cast<std::size_t>(j)];
+    if (kind != ColumnKind::category && !levels.empty()) finding("levels of a column that is not a category", format);
+    for (std::size_t k = 0; k < levels.size(); ++k)
+      if (levels[k].empty() || (k > 0 && levels[k] == levels[k - 1])) finding("empty or repeated level", format);
+    for (Eigen::Index i = 0; i < t.values.rows(); ++i) {
       const double v = t.values(i, j);
-      if (std::isnan(v))
+      if (kind == ColumnKind::unused) {
+        if (!std::isnan(v)) finding("a value in an unused column", format);
+      } else if (std::isnan(v)) {
         ++nan_count;
-      else if (!std::isfinite(v))
+      } else if (!std::isfinite(v)) {
         finding("infinite value accepted", format);
+      } else if (kind == ColumnKind::category &&
+                 (v != std::floor(v) || v < 0 || v >= static_cast<double>(levels.size()))) {
+        finding("a category code outside its levels", format);
+      }
     }
+  }
   if (nan_count != t.missing_count) finding("missing_count differs from the number of NaNs", format);
   if (!format.allow_missing && nan_count != 0) finding("'?' accepted without allow_missing", format);
 }
@@ -83,19 +99,23 @@ void check_error(const DataError& e, std::string_view text, const TextFormat& fo
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  static const Delimiter delimiters[] = {Delimiter::automatic, Delimiter::whitespace, Delimiter::comma};
+  static const Delimiter delimiters[] = {Delimiter::automatic, Delimiter::whitespace, Delimiter::comma, Delimiter::tab};
   static const Header headers[] = {Header::absent, Header::automatic, Header::present};
+  const auto parse = [&](const TextFormat& format) {
+    try {
+      check_table(bnn::data::parse_numeric_table(text, kFile, format), text, format);
+    } catch (const DataError& e) {
+      check_error(e, text, format);
+    }
+    // Anything else propagates out of this function: libFuzzer reports it as a crash.
+  };
   for (Delimiter delimiter : delimiters)
-    for (Header header : headers)
-      for (bool allow_missing : {false, true}) {
-        const TextFormat format{delimiter, header, allow_missing};
-        try {
-          check_table(bnn::data::parse_numeric_table(text, kFile, format), text, format);
-        } catch (const DataError& e) {
-          check_error(e, text, format);
-        }
-        // Anything else propagates out of this function: libFuzzer reports it as a crash.
-      }
+    for (bool allow_missing : {false, true}) {
+      for (Header header : headers) parse(TextFormat{delimiter, header, allow_missing});
+      parse(TextFormat{
+          delimiter, Header::automatic, allow_missing, {ColumnKind::category, ColumnKind::unused}, ColumnKind::number});
+      parse(TextFormat{delimiter, Header::automatic, allow_missing, {ColumnKind::number}, ColumnKind::category});
+    }
   // The token parser on its own, against strtod (C locale) as a reference: every maximal run of
   // characters that can make up a decimal number must be accepted by both or by neither, with
   // the same value; a value too small for a double is 0 (finite), one too large is rejected.

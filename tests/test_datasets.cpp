@@ -260,7 +260,7 @@ TEST_CASE("registry: malformed registry files give DataError at the right line",
         load_error("negative.toml", head +
                                         "availability = \"public\"\nfolder = \"f\"\n"
                                         "table = { file = \"d.txt\", features = \"all\", target = -1 }\n");
-    require_error(e, path, 6, -1, "must be >= 0");
+    require_error(e, path, 6, -1, "must be from 0 to 999999");
   }
   SECTION("unknown delimiter") {
     const auto [path, e] =
@@ -276,7 +276,7 @@ TEST_CASE("registry: malformed registry files give DataError at the right line",
                                       "availability = \"public\"\nfolder = \"f\"\n"
                                       "table = { file = \"d.txt\", features = \"all\", target = 1 }\n"
                                       "splits = { count = 0, train = \"a{k}\", test = \"b{k}\" }\n");
-    require_error(e, path, 7, -1, "splits.count must be >= 1");
+    require_error(e, path, 7, -1, "splits.count must be from 1 to 100000");
   }
   SECTION("public data set without a table") {
     const auto [path, e] = load_error("notable.toml", head + "availability = \"public\"\nfolder = \"f\"\n");
@@ -343,6 +343,196 @@ TEST_CASE("registry: a later file replaces a same-named data set", "[datasets]")
   const auto reg = DatasetRegistry::load({(dir / "a.toml").string(), (dir / "b.toml").string()});
   CHECK(reg.all().size() == 2);
   CHECK(reg.find("x").title == "second");
+}
+
+TEST_CASE("registry: the definition of an entry a later file adds or changes is marked", "[datasets]") {
+  const fs::path dir = scratch("registry-redefined");
+  const std::string entry =
+      "[[dataset]]\nname = \"x\"\navailability = \"public\"\nfolder = \"x\"\n"
+      "table = { file = \"d.txt\", features = [0, 1], target = 2 }\n";
+  write_file(dir / "base.toml", entry);
+  write_file(dir / "same.toml", "# a copy\n" + entry);
+  write_file(dir / "fewer.toml",
+             "[[dataset]]\nname = \"x\"\navailability = \"public\"\nfolder = \"x\"\n"
+             "table = { file = \"d.txt\", features = [0], target = 2 }\n");
+  write_file(dir / "new.toml",
+             "[[dataset]]\nname = \"y\"\navailability = \"public\"\nfolder = \"y\"\n"
+             "table = { file = \"d.txt\", features = [0], target = 1 }\n");
+  const auto base = (dir / "base.toml").string();
+  CHECK_FALSE(DatasetRegistry::load({base}).find("x").redefined());
+  CHECK_FALSE(DatasetRegistry::load({base, (dir / "same.toml").string()}).find("x").redefined());
+  const auto changed = DatasetRegistry::load({base, (dir / "fewer.toml").string(), (dir / "new.toml").string()});
+  CHECK(changed.find("x").redefined());
+  CHECK(changed.find("y").redefined());
+  CHECK(changed.find("x").definition().find("features=0|") != std::string::npos);
+}
+
+TEST_CASE("registry: fuzzing findings stay fixed (fuzz/findings)", "[datasets]") {
+  const fs::path dir = scratch("registry-fuzz-findings");
+  const std::string head = "[[dataset]]\nname = \"x\"\navailability = \"public\"\nfolder = \"x\"\n";  // lines 1-4
+  const auto load_error = [&](const std::string& name, const std::string& content) {
+    const std::string path = (dir / name).string();
+    write_file(path, content);
+    return std::make_pair(path, data_error([&] { DatasetRegistry::load({path}); }));
+  };
+  const auto one_line = [](const std::optional<DataError>& e) {
+    return e && std::string(e->what()).find('\n') == std::string::npos;
+  };
+  SECTION("a huge column range is refused, not allocated") {
+    const auto [path, e] = load_error(
+        "range.toml", head + "table = { file = \"d\", features = \"1..9223372036854775807\", target = 0 }\n");
+    require_error(e, path, 5, -1, "goes beyond column 999999");
+  }
+  SECTION("a range with trailing junk is refused (std::stol took '0..1O1' as 0..1)") {
+    const auto [path, e] =
+        load_error("lenient.toml", head + "table = { file = \"d\", features = \"0..1O1\", target = 0 }\n");
+    require_error(e, path, 5, -1, "must look like \"0..12\"");
+  }
+  SECTION("no features, empty names and paths, control characters in paths") {
+    require_error(load_error("nofeatures.toml", head + "table = { file = \"d\", features = [], target = 1 }\n").second,
+                  (dir / "nofeatures.toml").string(), 5, -1, "'features' names no column");
+    require_error(load_error("emptyname.toml", "[[dataset]]\nname = \"\"\navailability = \"not-public\"\n").second,
+                  (dir / "emptyname.toml").string(), 2, -1, "must be non-empty");
+    require_error(
+        load_error("emptyfile.toml", head + "table = { files = [\"\"], features = [0], target = 1 }\n").second,
+        (dir / "emptyfile.toml").string(), 5, -1, "'files' is empty");
+    require_error(
+        load_error("nul.toml", head + "table = { file = \"d.txt\\u0000.gz\", features = [0], target = 1 }\n").second,
+        (dir / "nul.toml").string(), 5, -1, "holds a control character");
+  }
+  SECTION("a derivation's checksum is checked; a split count does not wrap") {
+    require_error(
+        load_error("derive.toml", head + "derive = { recipe = \"r\", output = \"d.txt\", sha256 = \"nope\" }\n"
+                                         "table = { file = \"d.txt\", features = [0], target = 1 }\n")
+            .second,
+        (dir / "derive.toml").string(), 5, -1, "derive.sha256 must be 64 hexadecimal digits");
+    require_error(load_error("count.toml", head + "table = { file = \"d\", features = [0], target = 1 }\n"
+                                                  "splits = { count = 4294967297, train = \"a\", test = \"b\" }\n")
+                      .second,
+                  (dir / "count.toml").string(), 6, -1, "splits.count must be from 1 to 100000");
+  }
+  SECTION("messages stay one line when the input holds a newline") {
+    CHECK(one_line(load_error("key.toml", "[[dataset]]\n\"na\\nme\" = \"x\"\n").second));
+    CHECK(one_line(load_error("toml.toml", "[[dataset]]\nname = n\n").second));
+  }
+  SECTION("definitions do not collide: file lists are length-prefixed") {
+    write_file(dir / "a.toml", head + "table = { files = [\"a;b\"], features = [0], target = 1 }\n");
+    write_file(dir / "b.toml", head + "table = { files = [\"a\", \"b\"], features = [0], target = 1 }\n");
+    CHECK(DatasetRegistry::load({(dir / "a.toml").string()}).find("x").definition() !=
+          DatasetRegistry::load({(dir / "b.toml").string()}).find("x").definition());
+  }
+}
+
+TEST_CASE("registry: categorical, missing and delimiter keys are checked", "[datasets]") {
+  const fs::path dir = scratch("registry-table-keys");
+  const auto load_error = [&](const std::string& name, const std::string& table_lines) {
+    const std::string path = (dir / name).string();
+    write_file(path,
+               "[[dataset]]\nname = \"a\"\navailability = \"public\"\nfolder = \"a\"\n[dataset.table]\n" + table_lines);
+    return std::make_pair(path, data_error([&] { DatasetRegistry::load({path}); }));
+  };
+  SECTION("a categorical target") {
+    const auto [path, e] =
+        load_error("target.toml", "file = \"d\"\nfeatures = [0, 1]\ntarget = 2\ncategorical = [2]\n");
+    require_error(e, path, 9, -1, "a regression target cannot be categorical");
+  }
+  SECTION("a categorical column that is not a feature") {
+    const auto [path, e] =
+        load_error("notfeature.toml", "file = \"d\"\nfeatures = [0, 1]\ntarget = 2\ncategorical = [3]\n");
+    require_error(e, path, 9, -1, "categorical column 3 is not one of the features");
+  }
+  SECTION("categorical must be a list of columns") {
+    const auto [path, e] =
+        load_error("all.toml", "file = \"d\"\nfeatures = \"all\"\ntarget = 2\ncategorical = \"all\"\n");
+    require_error(e, path, 9, -1, "must be a list of 0-based column numbers");
+  }
+  SECTION("an unknown missing policy") {
+    const auto [path, e] =
+        load_error("missing.toml", "file = \"d\"\nfeatures = [0]\ntarget = 1\nmissing = \"impute\"\n");
+    require_error(e, path, 9, -1, "must be \"error\" or \"drop-rows\"");
+  }
+  SECTION("drop-rows with published splits") {
+    const std::string path = (dir / "splits.toml").string();
+    write_file(path,
+               "[[dataset]]\nname = \"a\"\navailability = \"public\"\nfolder = \"a\"\n"
+               "table = { file = \"d\", features = [0], target = 1, missing = \"drop-rows\" }\n"
+               "splits = { count = 1, train = \"tr\", test = \"te\" }\n");
+    require_error(data_error([&] { DatasetRegistry::load({path}); }), path, 6, -1, "cannot drop rows");
+  }
+  SECTION("an unknown delimiter") {
+    const auto [path, e] =
+        load_error("delimiter.toml", "file = \"d\"\nfeatures = [0]\ntarget = 1\ndelimiter = \"semicolon\"\n");
+    require_error(e, path, -1, -1, "expected auto, whitespace, comma or tab");
+  }
+}
+
+TEST_CASE("fake data: categorical columns are one-hot encoded, rows with missing values dropped", "[datasets]") {
+  const std::string table =
+      "grade,name,size,price\n"
+      "E,\"chevrolet, malibu\",1.5,10\n"
+      "A,buick,2.5,11\n"
+      "C,?,,12\n"      // size missing
+      "A,ford,3.5,\n"  // target missing
+      "E,\"amc\",4.5,14\n"
+      "?,x,5.5,15\n";  // label missing
+  SECTION("categorical + drop-rows") {
+    const Fake f = make_fake("categorical",
+                             "table = { file = \"data.csv\", header = true, features = [0, 2], target = 3, "
+                             "categorical = [0], missing = \"drop-rows\" }\n",
+                             {{"data.csv", table}});
+    const Dataset d = load_dataset(f.spec(), f.data_dir);
+    // kept: lines 2, 3, 6; inputs: grade=A, grade=E (C is only on a dropped row), size
+    REQUIRE(d.X.rows() == 3);
+    REQUIRE(d.X.cols() == 3);
+    Eigen::MatrixXd expected(3, 3);
+    expected << 0, 1, 1.5,  //
+        1, 0, 2.5,          //
+        0, 1, 4.5;
+    CHECK(d.X == expected);
+    CHECK(d.y == Eigen::Vector3d(10, 11, 14));
+    REQUIRE(d.notes.size() == 2);
+    CHECK(d.notes[0].find("3 of 6 rows dropped") != std::string::npos);
+    CHECK(d.notes[0].find("lines 4, 5, 7") != std::string::npos);
+    CHECK(d.notes[1].find("column 0 (grade) one-hot encoded: 2 inputs for its labels A, E") != std::string::npos);
+  }
+  SECTION("without drop-rows a missing value is an error at its line") {
+    const Fake f = make_fake("categorical-error",
+                             "table = { file = \"data.csv\", header = true, features = [0, 2], target = 3, "
+                             "categorical = [0] }\n",
+                             {{"data.csv", table}});
+    require_error(data_error([&] { load_dataset(f.spec(), f.data_dir); }), f.file("data.csv"), 4, 3,
+                  "missing value ('?' or an empty field) in a feature column");
+  }
+  SECTION("without categorical the label column is an error") {
+    const Fake f = make_fake("categorical-absent",
+                             "table = { file = \"data.csv\", header = true, features = [0, 2], target = 3 }\n",
+                             {{"data.csv", table}});
+    require_error(data_error([&] { load_dataset(f.spec(), f.data_dir); }), f.file("data.csv"), 2, 1,
+                  "non-numeric value 'E'");
+  }
+  SECTION("stacked files share one encoding") {
+    const Fake f = make_fake("categorical-stacked",
+                             "table = { files = [\"a.txt\", \"b.txt\"], features = [0, 1], target = 2, "
+                             "categorical = [0], delimiter = \"tab\" }\n",
+                             {{"a.txt", "red\t1\t10\nblue\t2\t11\n"}, {"b.txt", "green\t3\t12\nred\t4\t13\n"}});
+    const Dataset d = load_dataset(f.spec(), f.data_dir);
+    REQUIRE(d.X.cols() == 4);  // blue, green, red, and the number
+    CHECK(d.X.col(2) == Eigen::Vector4d(1, 0, 0, 1));
+    CHECK(d.X.col(1) == Eigen::Vector4d(0, 0, 1, 0));
+    CHECK(d.X.col(0) == Eigen::Vector4d(0, 1, 0, 0));
+  }
+}
+
+TEST_CASE("fake data: a target constant but for rounding is warned about", "[datasets]") {
+  Dataset d;
+  d.name = d.origin = "t.txt";
+  d.X = Eigen::MatrixXd::Zero(3, 1);
+  d.y = Eigen::Vector3d(0.3, 0.3, 0.30000000000000004);
+  const auto warnings = bnn::data::data_warnings(d);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("constant but for rounding") != std::string::npos);
+  d.y = Eigen::Vector3d(0.3, 0.31, 0.3);
+  CHECK(bnn::data::data_warnings(d).empty());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -597,25 +787,26 @@ TEST_CASE("fake data: bad tables and column selections give DataError naming the
     const Fake f = make_fake("missing-selected", "table = { file = \"data.txt\", features = [0, 1], target = 2 }\n",
                              {{"data.txt", "1 2 10\n2 1 11\n3 ? 12\n4 4 13\n"}});
     require_error(data_error([&] { load_dataset(f.spec(), f.data_dir); }), f.file("data.txt"), 3, 2,
-                  "missing value '?' in a feature column");
+                  "missing value ('?' or an empty field) in a feature column");
   }
   SECTION("'?' in the target column") {
     const Fake f = make_fake("missing-target", "table = { file = \"data.txt\", features = [0, 1], target = 2 }\n",
                              {{"data.txt", "1,2,10\r\n2,1,11\r\n3,5,?\r\n"}});
     require_error(data_error([&] { load_dataset(f.spec(), f.data_dir); }), f.file("data.txt"), 3, 3,
-                  "missing value '?' in a target column");
+                  "missing value ('?' or an empty field) in a target column");
   }
-  SECTION("'?' in a column that is not used is fine") {
+  SECTION("'?' or text in a column that is not used is fine: it is not parsed") {
     const Fake f = make_fake("missing-unused", "table = { file = \"data.txt\", features = [0, 2], target = 3 }\n",
                              {{"data.txt", "1 ? 2 10\n2 x 1 11\n3 ? 5 12\n"}});
-    // 'x' is not a number: the whole file must still parse.
-    require_error(data_error([&] { load_dataset(f.spec(), f.data_dir); }), f.file("data.txt"), 2, 2,
-                  "non-numeric value 'x'");
-    write_file(f.folder / "data.txt", "1 ? 2 10\n2 ? 1 11\n3 ? 5 12\n");
     const Dataset d = load_dataset(f.spec(), f.data_dir);
     CHECK(d.X.rows() == 3);
     CHECK(d.X.cols() == 2);
     CHECK(d.X.allFinite());
+    CHECK(d.X(1, 1) == 1.0);
+    // ... but a non-number in a used column is an error at its place
+    write_file(f.folder / "data.txt", "1 ? 2 10\n2 x y 11\n3 ? 5 12\n");
+    require_error(data_error([&] { load_dataset(f.spec(), f.data_dir); }), f.file("data.txt"), 2, 3,
+                  "non-numeric value 'y'");
   }
   SECTION("constant target") {
     const Fake f = make_fake("constant", "table = { file = \"data.txt\", features = [0, 1], target = 2 }\n",
@@ -640,7 +831,7 @@ TEST_CASE("fake data: bad tables and column selections give DataError naming the
         make_fake("stacked-missing", "table = { files = [\"a.txt\", \"b.txt\"], features = [0], target = 1 }\n",
                   {{"a.txt", "1 10\n2 11\n"}, {"b.txt", "3 12\n? 13\n"}});
     require_error(data_error([&] { load_dataset(f.spec(), f.data_dir); }), f.file("b.txt"), 2, 1,
-                  "missing value '?' in a feature column");
+                  "missing value ('?' or an empty field) in a feature column");
   }
   SECTION("stacked files with different widths") {
     const Fake f =

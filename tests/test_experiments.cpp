@@ -283,10 +283,10 @@ TEST_CASE("specs are checked against the registry: data sets, dataset_options, o
              Catch::Contains("s.toml: 'datasets': unknown data set 'bostn'"));
   CHECK_THAT(plan_error(head + "datasets = [\"boston\"]\n[[method]]\nmethod = \"linear\"\n"
                                "dataset_options = { bostn = { prior_precision = 2 } }\n"),
-             Catch::Contains("s.toml: [[method]] linear: dataset_options: unknown data set 'bostn'"));
+             Catch::Contains("s.toml, line 6: [[method]] linear: dataset_options: unknown data set 'bostn'"));
   CHECK_THAT(plan_error(head + "datasets = [\"boston\"]\n[[method]]\nmethod = \"linear\"\nlabel = \"lin\"\n"
                                "dataset_options = { housing = { prior_precision = -2 } }\n"),
-             Catch::Contains("s.toml: [[method]] lin on boston: linear: prior_precision is -2"));
+             Catch::Contains("s.toml, line 7: [[method]] lin on boston: linear: prior_precision is -2"));
   // A data set the registry knows but the spec does not use may keep its dataset_options (a copied spec).
   CHECK(plan_error(head + "datasets = [\"epnn-case1\"]\n[[method]]\nmethod = \"linear\"\n"
                           "dataset_options = { protein = { prior_precision = 2 } }\n") ==

@@ -15,6 +15,7 @@
 #include "tests/support/data_mirror.hpp"
 
 using namespace std::string_literals;
+using bnn::data::ColumnKind;
 using bnn::data::DataError;
 using bnn::data::Delimiter;
 using bnn::data::Header;
@@ -113,7 +114,7 @@ TEST_CASE("text table: whitespace, tab and comma delimiters", "[text_table]") {
   SECTION("parse_delimiter names") {
     CHECK(bnn::data::parse_delimiter("auto") == Delimiter::automatic);
     CHECK(bnn::data::parse_delimiter("whitespace") == Delimiter::whitespace);
-    CHECK(bnn::data::parse_delimiter("tab") == Delimiter::whitespace);
+    CHECK(bnn::data::parse_delimiter("tab") == Delimiter::tab);
     CHECK(bnn::data::parse_delimiter("space") == Delimiter::whitespace);
     CHECK(bnn::data::parse_delimiter("comma") == Delimiter::comma);
     CHECK_THROWS_AS(bnn::data::parse_delimiter("semicolon"), std::invalid_argument);
@@ -273,13 +274,14 @@ TEST_CASE("text table: malformed input gives DataError with file, line and colum
     require_located(parse_error("1 2\n3\r4\n5 6\n"), 2, 0, "carriage return inside a line");
     require_located(parse_error("1,2\r\n3,4\r5,6\r\n"), 2, 0, "carriage return inside a line");
   }
-  SECTION("NUL bytes") {
-    require_located(parse_error("1 2\n3 \0\n"s), 2, 2, "non-numeric value '\\x00'");
-    require_located(parse_error("1 2\n3 4\0\n"s), 2, 2, "non-numeric value '4\\x00'");
-    require_located(parse_error("\0"s), 1, 1, "non-numeric value '\\x00'");
-    require_located(parse_error("1,\0,3\n"s), 1, 2, "non-numeric value '\\x00'");
-    require_located(parse_error("1\n\0\0\0\n"s, fmt(Delimiter::whitespace, Header::automatic)), 2, 1,
-                    "non-numeric value '\\x00\\x00\\x00'");
+  SECTION("bytes no text table holds: NUL (binary, UTF-16) and other control characters") {
+    require_located(parse_error("1 2\n3 \0\n"s), 2, 0, "not a text table: byte 0x00");
+    require_located(parse_error("\0"s), 1, 0, "not a text table: byte 0x00 (a binary or UTF-16 file?)");
+    require_located(parse_error("1,\0,3\n"s), 1, 0, "byte 0x00");
+    require_located(parse_error("1 2\n3 4\n5 \x01\n"s), 3, 0, "byte 0x01");
+    require_located(parse_error("1 2\x7f\n"s), 1, 0, "byte 0x7f");
+    // a UTF-16 file: every other byte is 0
+    require_located(parse_error("1\0 \0002\0\n\0"s), 1, 0, "UTF-16");
   }
   SECTION("an unnamed input is called <input>") {
     try {
@@ -352,5 +354,117 @@ TEST_CASE("text table: reading files", "[text_table]") {
     CHECK(e.file() == missing);
     CHECK(e.line() == 0);
     CHECK(std::string(e.what()).find("cannot open") != std::string::npos);
+  }
+}
+
+TEST_CASE("text table: a file with a NUL byte is refused on its first read", "[text_table]") {
+  const auto path = std::filesystem::temp_directory_path() / "bnnbench_nul_table.bin";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "1 2\n3 4\n" << '\0' << std::string(3 << 20, 'x');  // 3 MiB after it
+  }
+  try {
+    bnn::data::read_file(path.string());
+    FAIL("no DataError");
+  } catch (const DataError& e) {
+    CHECK(e.line() == 3);
+    CHECK(std::string(e.what()).find("not a text table") != std::string::npos);
+  }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("text table: a tab delimiter separates at every tab", "[text_table]") {
+  SECTION("a field may hold spaces") {
+    const auto t = parse_numeric_table("a b\tc\n1\t2\n", kFile, fmt(Delimiter::tab, Header::present));
+    CHECK(t.names == std::vector<std::string>{"a b", "c"});
+    require_matrix(t, {{1, 2}});
+  }
+  SECTION("an empty field is missing, not a skipped column") {
+    require_located(parse_error("1\t\t3\n", fmt(Delimiter::tab)), 1, 2, "empty field");
+    const auto t = parse_numeric_table("1\t\t3\n", kFile, fmt(Delimiter::tab, Header::absent, true));
+    REQUIRE(t.values.cols() == 3);
+    CHECK(std::isnan(t.values(0, 1)));
+    CHECK(t.missing_count == 1);
+  }
+  SECTION("spaces around a field are padding") {
+    require_matrix(parse_numeric_table(" 1 \t 2\n", kFile, fmt(Delimiter::tab)), {{1, 2}});
+  }
+}
+
+TEST_CASE("text table: quoted fields", "[text_table]") {
+  TextFormat names_and_numbers = fmt(Delimiter::automatic, Header::absent);
+  names_and_numbers.columns = {ColumnKind::number, ColumnKind::category};
+  SECTION("RFC 4180: commas, doubled quotes and line breaks inside quotes") {
+    const auto t = parse_numeric_table("1,\"chevrolet, chevelle\"\n2,\"say \"\"hi\"\"\"\n3,\"two\nlines\"\n4,plain\n",
+                                       kFile, names_and_numbers);
+    REQUIRE(t.values.rows() == 4);
+    CHECK(t.line_numbers == std::vector<long>{1, 2, 3, 5});  // a record's first line
+    CHECK(t.levels[1] == std::vector<std::string>{"chevrolet, chevelle", "plain", "say \"hi\"", "two\nlines"});
+    CHECK(t.values(0, 1) == 0);
+    CHECK(t.values(1, 1) == 2);
+    CHECK(t.values(3, 1) == 1);
+  }
+  SECTION("a quoted text column after a tab in a whitespace-separated file (auto-mpg)") {
+    TextFormat mpg = fmt(Delimiter::automatic);
+    mpg.columns = {ColumnKind::number, ColumnKind::number, ColumnKind::unused};
+    const auto t =
+        parse_numeric_table("18.0   8\t\"chevrolet chevelle malibu\"\n15.0   8\t\"buick skylark 320\"\n", kFile, mpg);
+    REQUIRE(t.values.rows() == 2);
+    REQUIRE(t.values.cols() == 3);
+    CHECK(t.values(1, 0) == 15.0);
+    CHECK(std::isnan(t.values(1, 2)));
+  }
+  SECTION("a comma inside quotes does not make the file comma-separated") {
+    const auto used = bnn::data::for_each_row("1 \"a, b\"\n", kFile, Delimiter::automatic, [](long, const auto&) {});
+    CHECK(used == Delimiter::whitespace);
+  }
+  SECTION("quoted numbers and header names are unquoted") {
+    const auto t = parse_numeric_table("\"x\",\"y\"\n\"1.5\",2\n", kFile, fmt(Delimiter::comma, Header::automatic));
+    CHECK(t.names == std::vector<std::string>{"x", "y"});
+    require_matrix(t, {{1.5, 2}});
+  }
+  SECTION("errors: an unclosed quote, text after a closing quote") {
+    require_located(parse_error("1,2\n3,\"abc\n5,6\n", fmt(Delimiter::comma)), 2, 2, "quoted field is not closed");
+    require_located(parse_error("1,\"a\"b\n", fmt(Delimiter::comma)), 1, 2, "text after the closing quote");
+    require_located(parse_error("1 \"a\"b\n", fmt(Delimiter::whitespace)), 1, 2, "right after the closing quote");
+  }
+}
+
+TEST_CASE("text table: unused columns are not parsed; category columns are labels", "[text_table]") {
+  TextFormat format = fmt(Delimiter::comma, Header::automatic);
+  format.columns = {ColumnKind::category, ColumnKind::unused, ColumnKind::number};
+  format.other_columns = ColumnKind::unused;
+  SECTION("text in an unused column is fine; levels are sorted") {
+    const auto t = parse_numeric_table("grade,name,price,notes\nE,abc,1,x\nA,?,2,\nC,,3,y\nA,d,4,z\n", kFile, format);
+    CHECK(t.names.size() == 4);
+    CHECK(t.levels[0] == std::vector<std::string>{"A", "C", "E"});
+    CHECK(t.levels[1].empty());
+    REQUIRE(t.values.rows() == 4);
+    CHECK(t.values(0, 0) == 2);
+    CHECK(t.values(1, 0) == 0);
+    CHECK(t.values(2, 0) == 1);
+    CHECK(std::isnan(t.values(0, 1)));
+    CHECK(std::isnan(t.values(0, 3)));
+    CHECK(t.values(3, 2) == 4);
+    CHECK(t.missing_count == 0);  // the '?' and the empty fields are in unused columns
+  }
+  SECTION("numeric labels sort as numbers") {
+    const auto t = parse_numeric_table("10,x,1\n9,x,2\n100,x,3\n", kFile, format);
+    CHECK(t.levels[0] == std::vector<std::string>{"9", "10", "100"});
+  }
+  SECTION("a missing label is missing") {
+    require_located(parse_error("A,x,1\n?,x,2\n", format), 2, 1, "missing value");
+    format.allow_missing = true;
+    const auto t = parse_numeric_table("A,x,1\n?,x,2\n", kFile, format);
+    CHECK(std::isnan(t.values(1, 0)));
+    CHECK(t.missing_count == 1);
+  }
+  SECTION("the header is judged on the number columns") {
+    // "E" in a category column does not make the first row a header, nor a mixed one
+    CHECK(parse_numeric_table("E,abc,1\nA,d,2\n", kFile, format).values.rows() == 2);
+    CHECK(parse_numeric_table("grade,name,price\nA,d,2\n", kFile, format).names.size() == 3);
+  }
+  SECTION("non-numeric text in a number column is still an error") {
+    require_located(parse_error("A,x,1\nB,y,one\n", format), 2, 3, "non-numeric value 'one'");
   }
 }

@@ -12,6 +12,9 @@ struct Dataset {
   Eigen::VectorXd y;
   std::string origin;                      // where it came from, for messages ("bostonHousing/data.txt")
   std::vector<std::string> feature_names;  // from a header row (user tables), else empty
+  std::vector<long> row_lines;             // line of each row in `origin` (user tables), else empty
+  // What loading did beyond reading numbers: one-hot encoded columns, dropped rows
+  std::vector<std::string> notes;
 };
 
 // Train/test row indices of one split (0-based rows of Dataset::X).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 
@@ -52,43 +53,111 @@ Eigen::MatrixXd take_columns(const NumericTable& table, const std::vector<long>&
                       what + " column " + std::to_string(c) + " (0-based) is out of range: " + table.file + " has " +
                           std::to_string(table.values.cols()) + " columns");
   Eigen::MatrixXd out(table.values.rows(), static_cast<Eigen::Index>(columns.size()));
-  for (std::size_t j = 0; j < columns.size(); ++j) {
-    const auto col = table.values.col(columns[j]);
-    for (Eigen::Index i = 0; i < col.size(); ++i) {
-      if (std::isnan(col[i]))
+  for (Eigen::Index i = 0; i < table.values.rows(); ++i) {  // the first missing value in file order
+    for (std::size_t j = 0; j < columns.size(); ++j) {
+      const double value = table.values(i, columns[j]);
+      if (std::isnan(value))
         throw DataError(sources ? sources->file_of(i) : table.file, table.line_numbers[static_cast<std::size_t>(i)],
-                        columns[j] + 1, "missing value '?' in a " + what + " column");
-      out(i, static_cast<Eigen::Index>(j)) = col[i];
+                        columns[j] + 1,
+                        "missing value ('?' or an empty field) in a " + what + " column" +
+                            (sources ? " (missing = \"drop-rows\" in its registry entry drops such rows)" : ""));
+      out(i, static_cast<Eigen::Index>(j)) = value;
     }
   }
   return out;
 }
 
-NumericTable read_stacked(const std::vector<std::string>& paths, Delimiter delimiter, bool header,
-                          RowSources& sources) {
+NumericTable read_stacked(const std::vector<std::string>& paths, TextFormat format, RowSources& sources) {
   NumericTable all;
   sources = RowSources{paths, {}};
-  std::vector<Eigen::MatrixXd> parts;
+  std::vector<NumericTable> parts;
   Eigen::Index rows = 0;
+  format.allow_missing = true;  // what a missing value in a used column does is the loader's choice
   for (const auto& path : paths) {
-    NumericTable t = read_numeric_table(path, {delimiter, header ? Header::present : Header::absent, true});
-    if (!parts.empty() && t.values.cols() != parts.front().cols())
+    NumericTable t = read_numeric_table(path, format);
+    if (!parts.empty() && t.values.cols() != parts.front().values.cols())
       throw DataError(path, t.line_numbers.front(), 0,
                       "has " + std::to_string(t.values.cols()) + " columns but " + paths.front() + " has " +
-                          std::to_string(parts.front().cols()));
+                          std::to_string(parts.front().values.cols()));
     sources.first_row.push_back(rows);
     rows += t.values.rows();
     all.line_numbers.insert(all.line_numbers.end(), t.line_numbers.begin(), t.line_numbers.end());
-    parts.push_back(std::move(t.values));
+    all.missing_count += t.missing_count;
+    parts.push_back(std::move(t));
   }
   all.file = paths.size() == 1 ? paths.front() : paths.front() + " (+" + std::to_string(paths.size() - 1) + " more)";
-  all.values.resize(rows, parts.front().cols());
+  all.names = parts.front().names;
+  all.values.resize(rows, parts.front().values.cols());
+  all.levels.resize(static_cast<std::size_t>(all.values.cols()));
   Eigen::Index at = 0;
-  for (auto& p : parts) {
-    all.values.middleRows(at, p.rows()) = p;
-    at += p.rows();
+  for (const auto& p : parts) {
+    all.values.middleRows(at, p.values.rows()) = p.values;
+    at += p.values.rows();
+  }
+  // A category column's labels are numbered per file: number them again over all the files.
+  for (std::size_t c = 0; c < all.levels.size(); ++c) {
+    if (parts.size() == 1 || format.kind(c) != ColumnKind::category) {
+      all.levels[c] = parts.front().levels[c];
+      continue;
+    }
+    std::vector<std::string> labels;
+    for (const auto& p : parts)
+      for (Eigen::Index i = 0; i < p.values.rows(); ++i) {
+        const double code = p.values(i, static_cast<Eigen::Index>(c));
+        labels.push_back(std::isnan(code) ? std::string() : p.levels[c][static_cast<std::size_t>(code)]);
+      }
+    all.levels[c] = encode_labels(labels, all.values.col(static_cast<Eigen::Index>(c)));
   }
   return all;
+}
+
+// Keeps the rows not marked in `drop`, with their lines and sources.
+void drop_rows(NumericTable& table, RowSources& sources, const std::vector<char>& drop) {
+  std::vector<Eigen::Index> keep;
+  std::vector<long> lines;
+  std::vector<Eigen::Index> first_row(sources.first_row.size(), 0);
+  for (Eigen::Index i = 0; i < table.values.rows(); ++i) {
+    for (std::size_t k = 0; k < first_row.size(); ++k)
+      if (sources.first_row[k] == i) first_row[k] = static_cast<Eigen::Index>(keep.size());
+    if (drop[static_cast<std::size_t>(i)]) continue;
+    keep.push_back(i);
+    lines.push_back(table.line_numbers[static_cast<std::size_t>(i)]);
+  }
+  table.values = Eigen::MatrixXd(table.values(keep, Eigen::all));
+  table.line_numbers = std::move(lines);
+  sources.first_row = std::move(first_row);
+}
+
+// The feature matrix, a category column as one 0/1 input per label (one-hot).
+Eigen::MatrixXd encode_features(const NumericTable& table, const std::vector<long>& features,
+                                const std::vector<long>& categorical, const std::string& column_source,
+                                const RowSources& sources, std::vector<std::string>& notes) {
+  const Eigen::MatrixXd plain = take_columns(table, features, "feature", column_source, &sources);
+  if (categorical.empty()) return plain;
+  std::vector<Eigen::VectorXd> inputs;
+  for (std::size_t j = 0; j < features.size(); ++j) {
+    const auto c = static_cast<std::size_t>(features[j]);
+    if (std::find(categorical.begin(), categorical.end(), features[j]) == categorical.end()) {
+      inputs.push_back(plain.col(static_cast<Eigen::Index>(j)));
+      continue;
+    }
+    // one input per label of the rows kept (a label seen only on dropped rows gets none)
+    const auto codes = plain.col(static_cast<Eigen::Index>(j)).array();
+    std::vector<std::string> used;
+    for (std::size_t k = 0; k < table.levels[c].size(); ++k) {
+      if (!(codes == static_cast<double>(k)).any()) continue;
+      used.push_back(table.levels[c][k]);
+      inputs.push_back((codes == static_cast<double>(k)).cast<double>());
+    }
+    std::string shown;
+    for (std::size_t k = 0; k < used.size() && k < 8; ++k) shown += (k ? ", " : "") + used[k];
+    if (used.size() > 8) shown += ", ...";
+    notes.push_back("column " + std::to_string(c) + (table.names.empty() ? "" : " (" + table.names[c] + ")") +
+                    " one-hot encoded: " + std::to_string(used.size()) + " inputs for its labels " + shown);
+  }
+  Eigen::MatrixXd X(plain.rows(), static_cast<Eigen::Index>(inputs.size()));
+  for (std::size_t j = 0; j < inputs.size(); ++j) X.col(static_cast<Eigen::Index>(j)) = inputs[j];
+  return X;
 }
 
 // One entry of an index file and where it stands (1-based line and column).
@@ -99,7 +168,7 @@ struct IndexEntry {
 };
 
 std::vector<IndexEntry> read_index_entries(const std::string& path) {
-  const NumericTable t = read_numeric_table(path, {Delimiter::whitespace, Header::absent, false});
+  const NumericTable t = read_numeric_table(path, {Delimiter::whitespace, Header::absent});
   std::vector<IndexEntry> out;
   for (Eigen::Index i = 0; i < t.values.rows(); ++i)
     for (Eigen::Index j = 0; j < t.values.cols(); ++j) {
@@ -131,6 +200,23 @@ void check_usable(const Dataset& data, Eigen::Index min_rows) {
                         std::to_string(data.y[0]) + " in every row)");
 }
 
+std::vector<std::string> data_warnings(const Dataset& data) {
+  std::vector<std::string> out;
+  if (data.y.size() < 2) return out;
+  const double mean = data.y.mean();
+  const double sd = std::sqrt((data.y.array() - mean).square().mean());
+  // Below 1e-8 of its size the target's variation is at the level of rounding in a text file:
+  // standardized, it becomes noise of a few values and metrics explode (test LL of -1e34).
+  if (sd > 0.0 && sd < 1e-8 * std::abs(mean)) {
+    char text[160];
+    std::snprintf(text, sizeof text, "the target varies by only %.3g relative to its size (sd %.3g, mean %.6g)",
+                  sd / std::abs(mean), sd, mean);
+    out.push_back((data.name == data.origin ? data.origin : data.name + " (" + data.origin + ")") + ": " + text +
+                  "; it is constant but for rounding, so fits and metrics mean little");
+  }
+  return out;
+}
+
 Dataset load_dataset(const DatasetSpec& spec, const std::string& data_dir) {
   if (spec.is_synthetic()) return generate_synthetic(spec.name, *spec.synthetic);
   if (!spec.is_public()) throw std::runtime_error(spec.name + " is not publicly available: " + spec.notes);
@@ -144,37 +230,98 @@ Dataset load_dataset(const DatasetSpec& spec, const std::string& data_dir) {
   const TableSpec& ts = *spec.table;
   std::vector<std::string> files;
   for (const auto& f : ts.files) files.push_back(dataset_file(spec, data_dir, f));
-  RowSources table_sources;
-  const NumericTable table = read_stacked(files, ts.delimiter, ts.header, table_sources);
-
-  Dataset data;
-  data.name = spec.name;
-  data.origin = table.file;
   const auto source_of = [&](const ColumnSelector& sel) {
     return sel.kind == ColumnSelector::Kind::index_file ? dataset_file(spec, data_dir, sel.index_file)
                                                         : spec.defined_in;
   };
-  const std::vector<long> features = resolve_columns(ts.features, spec, data_dir, table.values.cols());
-  data.X = take_columns(table, features, "feature", source_of(ts.features), &table_sources);
+  // Only the columns the table uses are parsed: numbers, labels for categorical ones.
+  const Header header = ts.header ? Header::present : Header::absent;
+  TextFormat format{ts.delimiter, header};
+  std::vector<long> features;
+  if (ts.features.kind == ColumnSelector::Kind::all) {
+    format.other_columns = ColumnKind::number;
+  } else {
+    features = resolve_columns(ts.features, spec, data_dir, 0);
+    format.other_columns = ColumnKind::unused;
+    for (long c : features) {
+      if (format.columns.size() <= static_cast<std::size_t>(c))
+        format.columns.resize(static_cast<std::size_t>(c) + 1, ColumnKind::unused);
+      format.columns[static_cast<std::size_t>(c)] = ColumnKind::number;
+    }
+  }
+  std::vector<long> target;
   if (ts.target_files.empty()) {
-    const std::vector<long> target = resolve_columns(ts.target, spec, data_dir, table.values.cols());
+    target = resolve_columns(ts.target, spec, data_dir, 0);
     if (target.size() != 1) throw DataError(source_of(ts.target), 0, 0, "the target must be exactly one column");
+    if (format.columns.size() <= static_cast<std::size_t>(target[0]))
+      format.columns.resize(static_cast<std::size_t>(target[0]) + 1, format.other_columns);
+    format.columns[static_cast<std::size_t>(target[0])] = ColumnKind::number;
+  }
+  for (long c : ts.categorical) {
+    if (ts.features.kind == ColumnSelector::Kind::index_file &&
+        std::find(features.begin(), features.end(), c) == features.end())
+      throw DataError(
+          spec.defined_in, 0, 0,
+          "categorical column " + std::to_string(c) + " is not one of the features in " + source_of(ts.features));
+    if (format.columns.size() <= static_cast<std::size_t>(c))
+      format.columns.resize(static_cast<std::size_t>(c) + 1, format.other_columns);
+    format.columns[static_cast<std::size_t>(c)] = ColumnKind::category;
+  }
+  RowSources table_sources;
+  NumericTable table = read_stacked(files, format, table_sources);
+  if (ts.features.kind == ColumnSelector::Kind::all)
+    features = resolve_columns(ts.features, spec, data_dir, table.values.cols());
+
+  Dataset data;
+  data.name = spec.name;
+  data.origin = table.file;
+  NumericTable labels;
+  RowSources label_sources;
+  if (ts.target_files.empty()) {
     if (std::find(features.begin(), features.end(), target[0]) != features.end())
       throw DataError(source_of(ts.target), 0, 0, "target column " + std::to_string(target[0]) + " is also a feature");
-    data.y = take_columns(table, target, "target", source_of(ts.target), &table_sources).col(0);
   } else {
     std::vector<std::string> label_files;
     for (const auto& f : ts.target_files) label_files.push_back(dataset_file(spec, data_dir, f));
-    RowSources label_sources;
-    const NumericTable labels = read_stacked(label_files, ts.delimiter, ts.header, label_sources);
+    target = resolve_columns(ts.target, spec, data_dir, 0);
+    if (target.size() != 1) throw DataError(source_of(ts.target), 0, 0, "the target must be exactly one column");
+    TextFormat label_format{ts.delimiter, header};
+    label_format.columns.assign(static_cast<std::size_t>(target[0]) + 1, ColumnKind::unused);
+    label_format.columns.back() = ColumnKind::number;
+    label_format.other_columns = ColumnKind::unused;
+    labels = read_stacked(label_files, label_format, label_sources);
     if (labels.values.rows() != table.values.rows())
       throw DataError(labels.file, 0, 0,
                       "has " + std::to_string(labels.values.rows()) + " rows but " + table.file + " has " +
                           std::to_string(table.values.rows()));
-    data.y = take_columns(labels, resolve_columns(ts.target, spec, data_dir, labels.values.cols()), "target",
-                          source_of(ts.target), &label_sources)
-                 .col(0);
   }
+  NumericTable& target_table = ts.target_files.empty() ? table : labels;
+  if (ts.missing == MissingValues::drop_rows && (table.missing_count > 0 || labels.missing_count > 0)) {
+    std::vector<char> drop(static_cast<std::size_t>(table.values.rows()), 0);
+    std::vector<long> dropped_lines;
+    for (Eigen::Index i = 0; i < table.values.rows(); ++i) {
+      bool missing = std::isnan(target_table.values(i, target[0]));
+      for (long c : features) missing = missing || std::isnan(table.values(i, c));
+      if (!missing) continue;
+      drop[static_cast<std::size_t>(i)] = 1;
+      dropped_lines.push_back(table.line_numbers[static_cast<std::size_t>(i)]);
+    }
+    if (!dropped_lines.empty()) {
+      std::string shown;
+      for (std::size_t k = 0; k < dropped_lines.size() && k < 5; ++k)
+        shown += (k ? ", " : "") + std::to_string(dropped_lines[k]);
+      data.notes.push_back(std::to_string(dropped_lines.size()) + " of " + std::to_string(table.values.rows()) +
+                           " rows dropped for a missing value ('?' or empty) in a used column (line" +
+                           (dropped_lines.size() > 1 ? "s " : " ") + shown + (dropped_lines.size() > 5 ? ", ..." : "") +
+                           ")");
+      drop_rows(table, table_sources, drop);
+      if (!ts.target_files.empty()) drop_rows(labels, label_sources, drop);
+    }
+  }
+  data.X = encode_features(table, features, ts.categorical, source_of(ts.features), table_sources, data.notes);
+  data.y = take_columns(target_table, target, "target", source_of(ts.target),
+                        ts.target_files.empty() ? &table_sources : &label_sources)
+               .col(0);
   check_usable(data, 2);
   return data;
 }
@@ -250,6 +397,7 @@ Dataset load_user_table(const std::string& path, const std::string& target, cons
   data.origin = path;
   data.X = take_columns(table, features, "feature", path);
   data.y = take_columns(table, {target_column}, "target", path).col(0);
+  data.row_lines = table.line_numbers;
   for (long c : features)
     if (!table.names.empty()) data.feature_names.push_back(table.names[static_cast<std::size_t>(c)]);
   if (data.X.cols() == 0) throw DataError(path, 0, 0, "the file has no feature columns besides the target");

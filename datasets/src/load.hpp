@@ -25,5 +25,7 @@ Dataset load_user_table(const std::string& path, const std::string& target, cons
 
 // Rejects data a regression protocol cannot use: fewer than `min_rows` rows or a constant target.
 void check_usable(const Dataset& data, Eigen::Index min_rows);
+// What makes results on usable data doubtful: a target constant but for rounding.
+std::vector<std::string> data_warnings(const Dataset& data);
 
 }  // namespace bnn::data

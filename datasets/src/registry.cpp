@@ -3,8 +3,10 @@
 #include <toml++/toml.h>
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
 
 #include "data_error.hpp"
@@ -20,6 +22,11 @@ std::string lower(std::string_view s) {
   std::string out(s);
   for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
+}
+
+// Empty (no checksum known) or 64 lowercase hexadecimal digits.
+bool is_sha256(const std::string& text) {
+  return text.empty() || (text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string::npos);
 }
 
 class Reader {
@@ -68,6 +75,8 @@ class Reader {
     return node->as_table();
   }
 
+  static constexpr long kMaxColumns = 1'000'000;  // a bound on tables, and on a typo's memory
+
   ColumnSelector columns(const toml::table& t, std::string_view key) const {
     const toml::node* node = t.get(key);
     if (!node) fail(t, "missing required key '" + std::string(key) + "'");
@@ -86,13 +95,16 @@ class Reader {
         sel.kind = ColumnSelector::Kind::all;
       } else if (dots != std::string::npos) {
         long first = 0, last = 0;
-        try {
-          first = std::stol(s.substr(0, dots));
-          last = std::stol(s.substr(dots + 2));
-        } catch (const std::exception&) {
+        const auto whole_number = [](std::string_view digits, long& out) {
+          const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
+          return !digits.empty() && error == std::errc() && end == digits.data() + digits.size();
+        };
+        if (!whole_number(std::string_view(s).substr(0, dots), first) ||
+            !whole_number(std::string_view(s).substr(dots + 2), last))
           fail(*node, "column range '" + s + "' must look like \"0..12\"");
-        }
         if (first < 0 || last < first) fail(*node, "column range '" + s + "' is empty or negative");
+        if (last >= kMaxColumns)
+          fail(*node, "column range '" + s + "' goes beyond column " + std::to_string(kMaxColumns - 1));
         for (long c = first; c <= last; ++c) sel.columns.push_back(c);
       } else {
         sel.kind = ColumnSelector::Kind::index_file;
@@ -102,7 +114,11 @@ class Reader {
       fail(*node, "'" + std::string(key) + "' must be a column number, a list, \"a..b\", \"all\" or an index file");
     }
     for (long c : sel.columns)
-      if (c < 0) fail(*node, "column numbers are 0-based and must be >= 0");
+      if (c < 0 || c >= kMaxColumns)
+        fail(*node, "column numbers are 0-based and must be from 0 to " + std::to_string(kMaxColumns - 1));
+    if (sel.kind == ColumnSelector::Kind::list && sel.columns.empty())
+      fail(*node, "'" + std::string(key) + "' names no column");
+    if (sel.kind == ColumnSelector::Kind::index_file) check_relative(*node, key, sel.index_file);
     return sel;
   }
 
@@ -118,13 +134,16 @@ class Reader {
 
   // Folder and file names stay inside the data directory: relative, without '..'.
   void check_relative(const toml::node& node, std::string_view key, const std::string& value) const {
+    if (value.empty()) fail(node, "'" + std::string(key) + "' is empty");
+    if (std::any_of(value.begin(), value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+      fail(node, "'" + std::string(key) + "' holds a control character");
     const std::filesystem::path path(value);
     if (path.is_absolute() || std::any_of(path.begin(), path.end(), [](const auto& part) { return part == ".."; }))
       fail(node, "'" + std::string(key) + "' = '" + value + "' must be a relative path without '..'");
   }
   std::string relative_path(const toml::table& t, std::string_view key, bool required = false) const {
     const std::string value = text(t, key, required);
-    if (!value.empty()) check_relative(*t.get(key), key, value);
+    if (t.get(key)) check_relative(*t.get(key), key, value);
     return value;
   }
   std::vector<std::string> relative_paths(const toml::table& t, std::string_view key) const {
@@ -140,6 +159,10 @@ class Reader {
     DatasetSpec d;
     d.defined_in = file_ + ":" + std::to_string(t.source().begin.line);
     d.name = text(t, "name", true);
+    if (d.name.empty() || std::any_of(d.name.begin(), d.name.end(), [](char c) {
+          return static_cast<unsigned char>(c) <= 0x20 || c == '/' || c == ',';
+        }))
+      fail(*t.get("name"), "name '" + d.name + "' must be non-empty, without spaces, '/', ',' or control characters");
     d.aliases = strings(t, "aliases");
     d.title = text(t, "title");
     d.papers = strings(t, "papers");
@@ -162,19 +185,19 @@ class Reader {
         if (!f) fail(item, "each entry of 'files' must be a table { path = ..., sha256 = ... }");
         known_keys(*f, "an entry of 'files'", {"path", "sha256", "url", "archive"});
         SourceFile sf{relative_path(*f, "path", true), lower(text(*f, "sha256")), text(*f, "url"), text(*f, "archive")};
-        if (!sf.sha256.empty() &&
-            (sf.sha256.size() != 64 || sf.sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
-          fail(*f, "sha256 of '" + sf.path + "' must be 64 hexadecimal digits");
+        if (!is_sha256(sf.sha256)) fail(*f, "sha256 of '" + sf.path + "' must be 64 hexadecimal digits");
         d.files.push_back(std::move(sf));
       }
     }
     if (const toml::table* dv = subtable(t, "derive")) {
       known_keys(*dv, "[dataset.derive]", {"recipe", "output", "sha256"});
       d.derive = DeriveSpec{text(*dv, "recipe", true), relative_path(*dv, "output", true), lower(text(*dv, "sha256"))};
+      if (!is_sha256(d.derive->sha256)) fail(*dv, "derive.sha256 must be 64 hexadecimal digits");
     }
     if (const toml::table* tb = subtable(t, "table")) {
-      known_keys(*tb, "[dataset.table]",
-                 {"file", "files", "target_files", "delimiter", "header", "features", "target"});
+      known_keys(
+          *tb, "[dataset.table]",
+          {"file", "files", "target_files", "delimiter", "header", "features", "target", "categorical", "missing"});
       TableSpec ts;
       if (const std::string single = relative_path(*tb, "file"); !single.empty()) ts.files = {single};
       for (auto& f : relative_paths(*tb, "files")) ts.files.push_back(f);
@@ -194,13 +217,37 @@ class Reader {
       if (ts.target.kind == ColumnSelector::Kind::all ||
           (ts.target.kind == ColumnSelector::Kind::list && ts.target.columns.size() != 1))
         fail(*tb, "target must be one column");
+      if (const toml::node* node = tb->get("categorical")) {
+        const ColumnSelector categorical = columns(*tb, "categorical");
+        if (categorical.kind != ColumnSelector::Kind::list)
+          fail(*node, "'categorical' must be a list of 0-based column numbers");
+        ts.categorical = categorical.columns;
+        for (long c : ts.categorical) {
+          if (!ts.target_files.empty() || ts.target.kind != ColumnSelector::Kind::list) continue;
+          if (c == ts.target.columns.front())
+            fail(*node, "column " + std::to_string(c) + " is the target; a regression target cannot be categorical");
+        }
+        if (ts.features.kind == ColumnSelector::Kind::list)
+          for (long c : ts.categorical)
+            if (std::find(ts.features.columns.begin(), ts.features.columns.end(), c) == ts.features.columns.end())
+              fail(*node, "categorical column " + std::to_string(c) + " is not one of the features");
+      }
+      if (const std::string missing = text(*tb, "missing"); missing == "drop-rows") {
+        ts.missing = MissingValues::drop_rows;
+      } else if (!missing.empty() && missing != "error") {
+        fail(*tb->get("missing"), "missing = '" + missing + "' must be \"error\" or \"drop-rows\"");
+      }
       d.table = std::move(ts);
     }
     if (const toml::table* sp = subtable(t, "splits")) {
       known_keys(*sp, "[dataset.splits]", {"count", "train", "test"});
-      PublishedSplits ps{static_cast<int>(integer(*sp, "count", 0)), relative_path(*sp, "train", true),
-                         relative_path(*sp, "test", true)};
-      if (ps.count < 1) fail(*sp, "splits.count must be >= 1");
+      const long count = integer(*sp, "count", 0);
+      if (count < 1 || count > 100'000) fail(*sp, "splits.count must be from 1 to 100000");
+      PublishedSplits ps{static_cast<int>(count), relative_path(*sp, "train", true), relative_path(*sp, "test", true)};
+      if (d.table && d.table->missing == MissingValues::drop_rows)
+        fail(*sp,
+             "published splits number the rows of the file, so the table cannot drop rows (missing = "
+             "\"drop-rows\")");
       d.splits = ps;
     }
     if (const toml::table* sy = subtable(t, "synthetic")) {
@@ -225,9 +272,42 @@ std::string DatasetSpec::url_of(const SourceFile& file) const {
   return url_base + (file.archive.empty() ? file.path : file.archive);
 }
 
+std::string DatasetSpec::definition() const {
+  std::ostringstream out;
+  // every text length-prefixed, so that no two definitions read the same ("a;b" vs "a", "b")
+  const auto text = [](const std::string& t) { return std::to_string(t.size()) + "'" + t; };
+  const auto list = [&](const std::vector<long>& v) {
+    for (std::size_t i = 0; i < v.size(); ++i) out << (i ? "," : "") << v[i];
+  };
+  const auto columns = [&](const ColumnSelector& c) {
+    if (c.kind == ColumnSelector::Kind::all) out << "all";
+    if (c.kind == ColumnSelector::Kind::index_file) out << "file:" << text(c.index_file);
+    if (c.kind == ColumnSelector::Kind::list) list(c.columns);
+  };
+  out << "availability=" << text(availability) << "|folder=" << text(folder);
+  for (const auto& f : files) out << "|file=" << text(f.path) << text(f.sha256);
+  if (derive) out << "|derive=" << text(derive->recipe) << text(derive->output) << text(derive->sha256);
+  if (table) {
+    out << "|table=";
+    for (const auto& f : table->files) out << text(f);
+    out << "|labels=";
+    for (const auto& f : table->target_files) out << text(f);
+    out << "|delimiter=" << static_cast<int>(table->delimiter) << "|header=" << table->header << "|features=";
+    columns(table->features);
+    out << "|target=";
+    columns(table->target);
+    out << "|categorical=";
+    list(table->categorical);
+    out << "|missing=" << (table->missing == MissingValues::drop_rows ? "drop-rows" : "error");
+  }
+  if (synthetic) out << "|synthetic=" << text(synthetic->generator) << ":" << synthetic->n << ":" << synthetic->seed;
+  return out.str();
+}
+
 DatasetRegistry DatasetRegistry::load(const std::vector<std::string>& paths) {
   DatasetRegistry registry;
   for (const auto& path : paths) {
+    const bool base = &path == &paths.front();
     toml::table root;
     try {
       root = toml::parse_file(path);
@@ -253,7 +333,9 @@ DatasetRegistry DatasetRegistry::load(const std::vector<std::string>& paths) {
             clash != nullptr && (same == registry.datasets_.end() || clash != &*same))
           throw DataError(path, line, 0,
                           "alias '" + alias + "' of '" + spec.name + "' already names '" + clash->name + "'");
+      spec.base_definition = base ? spec.definition() : "";
       if (same != registry.datasets_.end()) {
+        spec.base_definition = same->base_definition;
         *same = std::move(spec);
       } else {
         if (const DatasetSpec* clash = registry.try_find(spec.name))

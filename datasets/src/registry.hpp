@@ -31,6 +31,10 @@ struct ColumnSelector {
   std::vector<long> columns;
 };
 
+// What a '?' or an empty field in a column the table uses does: stop with an error at its line,
+// or drop the row (not with published splits, whose row numbers refer to the file).
+enum class MissingValues { error, drop_rows };
+
 struct TableSpec {
   std::vector<std::string> files;         // rows concatenated in this order
   std::vector<std::string> target_files;  // optional separate label files (same row order)
@@ -38,6 +42,8 @@ struct TableSpec {
   bool header = false;  // each file starts with a row of column names
   ColumnSelector features;
   ColumnSelector target;
+  std::vector<long> categorical;  // feature columns of labels, one-hot encoded on loading
+  MissingValues missing = MissingValues::error;
 };
 
 struct PublishedSplits {
@@ -71,10 +77,18 @@ struct DatasetSpec {
   std::optional<PublishedSplits> splits;
   std::optional<SyntheticSpec> synthetic;
   std::string defined_in;  // registry file and line, for messages
+  // The definition of this entry in the first registry file (the project's), if it has one
+  // there: a job's identity records the definition only when it differs (see definition()).
+  std::string base_definition;
 
   bool is_synthetic() const { return availability == "synthetic"; }
   bool is_public() const { return availability == "public" || availability == "url-only"; }
   std::string url_of(const SourceFile& file) const;
+  // Everything that decides the loaded table, as one canonical text: files and checksums,
+  // derivation, how the table is read, its columns (or the synthetic generator).
+  std::string definition() const;
+  // Whether a later registry file changed or added this entry.
+  bool redefined() const { return definition() != base_definition; }
 };
 
 class DatasetRegistry {

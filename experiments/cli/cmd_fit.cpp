@@ -44,7 +44,7 @@ int cmd_fit(const std::vector<std::string>& args) {
       ("train", po::value(&files.train), "training table (text: whitespace, tab or comma separated)")
       ("test", po::value(&files.test), "test table with the same columns")
       ("target", po::value(&files.target), "target column: 0-based number, header name, or 'last' (default)")
-      ("delimiter", po::value(&delimiter), "auto, whitespace or comma")
+      ("delimiter", po::value(&delimiter), "auto, whitespace, comma or tab")
       ("header", po::value(&header), "first row holds column names: auto, yes or no")
       ("target-transform", po::value(&transform), "model a transform of the target: none, sqrt or log1p")
       ("constant-inputs", po::value(&constant),
@@ -84,6 +84,7 @@ int cmd_fit(const std::vector<std::string>& args) {
   files.constant_inputs = parsed_option("constant-inputs", constant, data::parse_constant_inputs);
   files.format = {data::parse_delimiter(delimiter), parse_header(header), false};
   const exp::JobData data = exp::user_job_data(files);
+  for (const auto& warning : data.warnings) std::cerr << "bnnbench fit: warning: " << warning << "\n";
   const exp::FitAndScore fitted = exp::fit_and_score(method, params, data, seed, /*original_scale=*/true, threads);
   std::cout << exp::fit_summary(method.name, data, fitted, files.transform);
   if (!predictions.empty()) exp::write_text_file(predictions, exp::fit_predictions_csv(data, fitted), "--predictions");

@@ -21,7 +21,7 @@ steps() { sqlite3 "$1/bnnbench.sqlite" "SELECT count(DISTINCT step) FROM metrics
 status() { sqlite3 "$1/bnnbench.sqlite" "SELECT status FROM jobs" 2>/dev/null || true; }
 "$BNNBENCH" run "$work/al.toml" --threads 1 -q --no-report --results "$work/killed" &
 pid=$!
-for _ in $(seq 1 600); do
+for _ in $(seq 1 $((600 * time_scale))); do
   [ "$(steps "$work/killed")" -ge 5 ] && break
   sleep 0.02
 done

@@ -62,6 +62,23 @@ grep -q '^train / test  3 / 4 rows' <<<"$fit_out" || fail "rows after the header
 printf '1 chevrolet 3\n4 5 6\n7 8 9\n' > mixed.txt
 expect_error 2 "mixed.txt, line 1, column 2: the first row mixes numbers and text \('chevrolet'\): say whether it is a header" "$BNNBENCH" fit linear --train mixed.txt --test good.txt
 
+# Data as people have them (issue 34): quoted text, tab files, binary files, extreme values
+printf '18.0   8\t"chevrolet chevelle malibu"\t307\n15.0   8\t"buick skylark 320"\t350\n18.0  8\t"plymouth satellite"\t318\n16 8\t"amc rebel sst"\t304\n' > mpg.txt
+expect_error 2 "mpg.txt, line 1, column 3: non-numeric value 'chevrolet chevelle malibu'" fit --train mpg.txt --test mpg.txt
+printf 'a\tb\ty\n1\t\t3\n4\t5\t6\n7\t8\t10\n' > gap.tsv
+expect_error 2 "gap.tsv, line 2, column 2: empty field" "$BNNBENCH" fit linear --delimiter tab --train gap.tsv --test gap.tsv
+printf '\0\0\0\0' > nul.txt
+expect_error 2 "nul.txt, line 1: not a text table: byte 0x00 \(a binary or UTF-16 file\?\)" fit --train nul.txt --test good.txt
+printf '1 2 3\n4 5 \001\n' > binary.txt
+expect_error 2 "binary.txt, line 2: not a text table: byte 0x01" fit --train binary.txt --test good.txt
+printf '1 2 3\n4 5 6\n1e200 8 9\n' > huge_test.txt
+expect_error 2 "huge_test.txt, line 3, column 1: standardized input .* is beyond 1e150" fit --train good.txt --test huge_test.txt
+printf '1 2 3\n4 5 6\n7 8 1e200\n' > huge_target.txt
+expect_error 2 "huge_target.txt, line 3: standardized target .* is beyond 1e150" fit --train good.txt --test huge_target.txt
+printf '1 2 0.3\n4 5 0.3\n7 8 0.30000000000000004\n' > flat.txt
+"$BNNBENCH" fit linear --header no --train flat.txt --test good.txt >/dev/null 2>flat.err || true
+grep -q 'warning: flat.txt: the target varies by only .* constant but for rounding' flat.err || fail "no warning of a target constant but for rounding: $(cat flat.err)"
+
 # Good files work, with CRLF and "\r\r\n" endings and blank trailing lines.
 printf '1,2,3\r\n4,5,6\r\n7,8,9\r\n10,11,13\r\n\r\n' > crlf.txt
 printf '1 2 3\r\r\n4 5 6\r\r\n7 8 9\r\r\n10 11 13\r\r\n' > crcrlf.txt
@@ -172,6 +189,11 @@ expect_error 2 "twice.toml: 'datasets' names boston twice \(as 'housing'\)" "$BN
 # missing reference file is found before any job runs.
 printf 'name = "typo-method"\nprotocol = { kind = "kfold", folds = 2 }\ndatasets = ["boston"]\n[[method]]\nmethod = "lineer"\n' > lineer.toml
 expect_error 2 "lineer.toml, line 4: \[\[method\]\] lineer: unknown method 'lineer'; known: linear, " "$BNNBENCH" run ./lineer.toml --results r
+# dataset_options errors name their line: an unknown data set, an option invalid there
+printf 'name = "dopt"\nprotocol = { kind = "kfold", folds = 2 }\ndatasets = ["boston"]\n[[method]]\nmethod = "linear"\n[method.dataset_options]\nbostn = { prior_precision = 2 }\n' > dopt.toml
+expect_error 2 "dopt.toml, line 7: \[\[method\]\] linear: dataset_options: unknown data set 'bostn'" "$BNNBENCH" run ./dopt.toml --results r
+printf 'name = "dopt"\nprotocol = { kind = "kfold", folds = 2 }\ndatasets = ["boston"]\n[[method]]\nmethod = "linear"\n[method.dataset_options]\nyacht = { prior_precision = 1 }\nhousing = { prior_precision = -1 }\n' > dopt.toml
+expect_error 2 "dopt.toml, line 8: \[\[method\]\] linear on boston: .*prior_precision is -1" "$BNNBENCH" run ./dopt.toml --results r
 for name in '../../escape' '/abs' '' '.hidden'; do
   printf 'name = "%s"\nprotocol = { kind = "kfold", folds = 2 }\ndatasets = ["boston"]\n[[method]]\nmethod = "linear"\n' "$name" > badname.toml
   expect_error 2 "badname.toml, line 1, column 8: 'name' = '.*' must be letters, digits" "$BNNBENCH" run ./badname.toml --results r

@@ -8,5 +8,9 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 export BNNBENCH_DATA="$work/data"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# Waits for a run in the background last up to BNNBENCH_TEST_TIME_SCALE times as long (a
+# whole number; scripts/sanitize.sh sets 10, a sanitized program being that much slower).
+time_scale="${BNNBENCH_TEST_TIME_SCALE:-1}"
+[[ "$time_scale" =~ ^[1-9][0-9]*$ ]] || fail "BNNBENCH_TEST_TIME_SCALE is '$time_scale', but must be a whole number >= 1"
 # Per-split metrics without timings (which legitimately differ between runs).
 splits_without_time() { "$BNNBENCH" report "$@" --format splits | grep -v -e ',fit_seconds,' -e '^dataset,' | sort; }

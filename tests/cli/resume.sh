@@ -15,7 +15,7 @@ results="$work/r"
 count_ok() { "$BNNBENCH" report "$work/resume.toml" --results "$results" --format splits 2>/dev/null | grep -c ',ok,rmse,' || true; }
 "$BNNBENCH" run "$work/resume.toml" --threads 1 -q --no-report --results "$results" &
 pid=$!
-for _ in $(seq 1 400); do
+for _ in $(seq 1 $((400 * time_scale))); do
   [ -f "$results/bnnbench.sqlite" ] && [ "$(count_ok)" -ge 3 ] && break
   sleep 0.05
 done

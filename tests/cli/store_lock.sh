@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 "$BNNBENCH" datasets fetch --from "$MIRROR" boston yacht > /dev/null
 "$BNNBENCH" run pbp-table1 --methods linear,pbp --datasets boston,yacht --threads 1 --no-report -q --results shared &
 first=$!
-for _ in $(seq 1 100); do grep -q "^pid $first " shared/bnnbench.lock 2>/dev/null && break; sleep 0.05; done
+for _ in $(seq 1 $((100 * time_scale))); do grep -q "^pid $first " shared/bnnbench.lock 2>/dev/null && break; sleep 0.05; done
 grep -q "^pid $first " shared/bnnbench.lock || fail "the first run did not take the lock"
 set +e
 "$BNNBENCH" run pbp-table1 --methods linear --datasets yacht --no-report -q --results shared > out.txt 2> err.txt

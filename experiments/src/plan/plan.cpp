@@ -55,6 +55,9 @@ ConfigIdentity config_identity(const ExperimentSpec& spec, const DatasetConfig& 
   if (dataset.constant_inputs != data::ConstantInputs::zero)
     id.canonical += "|constant_inputs=" + data::to_string(dataset.constant_inputs);
   if (spec.normalization != "training-part") id.canonical += "|normalization=" + spec.normalization;
+  // A data set that a user's registry file added or changed: its table definition, so that
+  // results of an earlier definition are not taken for this one.
+  if (dataset_spec.redefined()) id.canonical += "|table=" + hex16(hash_bytes(dataset_spec.definition()));
   if (spec.active_learning)
     id.canonical += "|active_learning=additions:" + std::to_string(spec.active_learning->additions) +
                     "|selection=" + method.selection;
@@ -160,10 +163,13 @@ void check_spec(const ExperimentSpec& spec, const data::DatasetRegistry& registr
   for (const auto& m : spec.methods) {
     // A data set the registry does not know is a typo; one the spec does not use is allowed
     // (a spec copied to run on other data keeps working).
+    const auto at_line = [&](long line) { return line > 0 ? ", line " + std::to_string(line) : std::string(); };
     for (const auto& [name, unused] : m.dataset_options) try {
         registry.find(name);
       } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(where + ": [[method]] " + m.label + ": dataset_options: " + e.what());
+        throw std::invalid_argument(
+            where + at_line(m.dataset_option_lines.count(name) ? m.dataset_option_lines.at(name) : m.line) +
+            ": [[method]] " + m.label + ": dataset_options: " + e.what());
       }
     for (const auto& a : spec.artifacts) {
       const auto& offered = find_method(m.method).artifacts;
@@ -175,7 +181,11 @@ void check_spec(const ExperimentSpec& spec, const data::DatasetRegistry& registr
     for (const auto* ds : used) try {
         find_method(m.method).canonical_config(m.options_for(ds->name, ds->aliases));
       } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(where + ": [[method]] " + m.label + " on " + ds->name + ": " + e.what());
+        long line = m.line;  // the dataset_options entry of this data set, if it has one
+        for (const auto& [name, entry_line] : m.dataset_option_lines)
+          if (registry.try_find(name) == ds) line = entry_line;
+        throw std::invalid_argument(where + at_line(line) + ": [[method]] " + m.label + " on " + ds->name + ": " +
+                                    e.what());
       }
   }
 }
@@ -236,6 +246,8 @@ Plan make_plan(const ExperimentSpec& spec, const data::DatasetRegistry& registry
     pd.protocol = spec.protocol_for(dc);
     pd.normalize = spec.normalization != "none";
     pd.data = data::load_dataset(ds, options.data_dir);
+    for (const auto& note : pd.data.notes) plan.notes.push_back(ds.name + ": " + note);
+    for (const auto& warning : data::data_warnings(pd.data)) plan.notes.push_back("warning: " + warning);
     data::apply_target_transform(pd.data, dc.target_transform);
     if (dc.irrelevant_inputs > 0) {
       Rng rng(derive_seed(derive_seed(spec.seed, "irrelevant-inputs"), ds.name));

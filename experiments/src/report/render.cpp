@@ -76,7 +76,8 @@ bool method_has_paper_for(const ReportData& r, const std::string& dataset, const
 
 std::string size_text(const DatasetRow& d) {
   if (d.n_train > 0) return std::to_string(d.n_train) + "/" + std::to_string(d.n_test);
-  return d.paper_n > 0 ? std::to_string(d.paper_n) + " (paper)" : "—";
+  if (d.paper_n > 0) return std::to_string(d.paper_n) + " (paper)";
+  return d.failed_jobs > 0 ? "— (" + std::to_string(d.failed_jobs) + " failed)" : "— (not run)";
 }
 
 std::string dims_text(const DatasetRow& d) {
@@ -87,7 +88,13 @@ std::string dims_text(const DatasetRow& d) {
 std::string provenance(const ReportData& r, const std::string& bullet) {
   std::ostringstream out;
   const ExperimentSpec& s = *r.spec;
-  out << bullet << "Paper: " << (s.paper.empty() ? "—" : s.paper) << "\n";
+  const bool paper_numbers =
+      std::any_of(r.cells.begin(), r.cells.end(), [](const auto& c) { return c.second.paper.has_value(); });
+  out << bullet << "Paper: " << (s.paper.empty() ? "—" : s.paper)
+      << (s.reference && !paper_numbers && !r.datasets.empty()
+              ? " (it has no numbers for the data sets shown: a copied spec keeps the paper it names)"
+              : "")
+      << "\n";
   out << bullet << "Metrics on the "
       << (s.scale == "original" ? "original target scale" : "normalized target scale (training-part mean and sd)")
       << "; experiment seed " << s.seed << "\n";
@@ -95,6 +102,8 @@ std::string provenance(const ReportData& r, const std::string& bullet) {
     if (row.config && row.config->target_transform != data::TargetTransform::none)
       out << bullet << row.config->name << ": target transformed on loading to "
           << data::describe_target(row.config->target_transform) << ", so its metrics are on that scale\n";
+  for (const auto& row : r.datasets)
+    if (!row.loading.empty()) out << bullet << row.name << ": " << row.loading << "\n";
   for (const auto& row : r.datasets)
     if (row.config && row.config->constant_inputs == data::ConstantInputs::numpy)
       out << bullet << row.config->name

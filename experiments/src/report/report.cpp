@@ -131,6 +131,16 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
     const data::DatasetSpec& ds = registry.find(dc.name);
     if (!selection.shows_dataset(ds.name)) continue;
     DatasetRow row{&dc, ds.name, 0, 0, 0, ds.paper_n, ds.paper_d};
+    if (ds.table && !ds.table->categorical.empty()) {
+      std::string columns;
+      for (long c : ds.table->categorical) columns += (columns.empty() ? "" : ", ") + std::to_string(c);
+      row.loading = "column" + std::string(ds.table->categorical.size() > 1 ? "s " : " ") + columns +
+                    " one-hot encoded on loading (an input per label)";
+    }
+    if (ds.table && ds.table->missing == data::MissingValues::drop_rows)
+      row.loading += std::string(row.loading.empty() ? "" : "; ") +
+                     "rows with '?' or an empty cell in a used column dropped on loading (`bnnbench datasets list` "
+                     "shows the rows kept)";
     std::map<std::string, std::map<std::string, Summary>> by_method;
     for (const auto& m : spec.methods) {
       const bool shown = selection.shows_method(m.label);
@@ -174,6 +184,7 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
           ++in_progress;
         } else {
           ++failed;
+          ++row.failed_jobs;
           r.failures.push_back(j.key.describe() + ": " + j.error);
         }
       }

@@ -28,6 +28,8 @@ struct DatasetRow {
   std::string name;                       // canonical
   long n_train = 0, n_test = 0, d = 0;    // from our jobs (0 when none)
   long paper_n = 0, paper_d = 0;
+  long failed_jobs = 0;      // shown as the reason when no job finished
+  std::string loading = {};  // what loading does beyond reading numbers (one-hot columns, dropped rows)
 };
 
 struct ReportData {

@@ -1,6 +1,36 @@
 #include "experiments/src/run/job_data.hpp"
 
+#include <cmath>
+
+#include "datasets/src/data_error.hpp"
+
 namespace bnn::exp {
+namespace {
+
+// Values whose square overflows once standardized (|z| > 1e150) would turn metrics into inf or
+// NaN; the training part's are caught by its statistics, a test part's here. `lines` gives
+// each row's line in `file` when known.
+void check_standardized_range(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const std::string& file,
+                              const std::vector<long>& lines, const std::string& unit) {
+  constexpr double kLargest = 1e150;
+  const auto fail = [&](Eigen::Index row, long column, double value, const char* what) {
+    const auto r = static_cast<std::size_t>(row);
+    char shown[64];
+    std::snprintf(shown, sizeof shown, "%.6g", value);
+    throw data::DataError(file, r < lines.size() ? lines[r] : 0, r < lines.size() ? column : 0,
+                          std::string(what) + " " + shown +
+                              (r < lines.size() ? "" : " in " + unit + " " + std::to_string(row)) +
+                              " is beyond 1e150 training-part standard deviations from the training mean: too large to "
+                              "score");
+  };
+  for (Eigen::Index i = 0; i < X.rows(); ++i)
+    for (Eigen::Index j = 0; j < X.cols(); ++j)
+      if (!(std::abs(X(i, j)) <= kLargest)) fail(i, static_cast<long>(j + 1), X(i, j), "standardized input");
+  for (Eigen::Index i = 0; i < y.size(); ++i)
+    if (!(std::abs(y[i]) <= kLargest)) fail(i, 0, y[i], "standardized target");
+}
+
+}  // namespace
 
 data::Standardizer identity_standardizer(Eigen::Index inputs) {
   data::Standardizer norm;
@@ -24,6 +54,7 @@ JobData prepare_job_data(const PreparedDataset& pd, const std::vector<Eigen::Ind
     out.X_test = out.norm.transform_inputs(data::select_rows(pd.data.X, test));
   }
   out.y_test = data::select_rows(pd.data.y, test);
+  if (pd.normalize) check_standardized_range(out.X_test, out.norm.transform_targets(out.y_test), what, {}, "test row");
   out.test_rows.assign(test.begin(), test.end());
   return out;
 }
@@ -55,6 +86,8 @@ JobData user_job_data(const UserFiles& files) {
   out.train = {out.norm.transform_inputs(train.X), out.norm.transform_targets(train.y)};
   out.X_test = out.norm.transform_inputs(test.X);
   out.y_test = test.y;
+  check_standardized_range(out.X_test, out.norm.transform_targets(out.y_test), files.test, test.row_lines, "row");
+  out.warnings = data::data_warnings(train);
   for (Eigen::Index i = 0; i < test.X.rows(); ++i) out.test_rows.push_back(i);
   out.train_header = !train.feature_names.empty();
   out.test_header = !test.feature_names.empty();

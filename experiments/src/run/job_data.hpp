@@ -21,6 +21,7 @@ struct JobData {
   std::vector<long> test_rows;  // rows of the data set
   // `bnnbench fit`: whether the first row of the training and test files named the columns
   bool train_header = false, test_header = false;
+  std::vector<std::string> warnings;  // `bnnbench fit`: doubts about the data (data_warnings)
 };
 
 JobData prepare_job_data(const Plan& plan, const Job& job);

@@ -2,8 +2,10 @@
 
 #include <toml++/toml.h>
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <set>
 
 #include "datasets/src/data_error.hpp"
@@ -103,14 +105,17 @@ class SpecReader {
       default:
         allow_keys(*t, {"kind"}, "a " + kind + " protocol");
     }
-    const auto integer = [&](std::string_view key, long fallback) {
+    const auto integer = [&](std::string_view key, long fallback, bool is_int = false) {
       const toml::node* v = t->get(key);
       if (!v) return fallback;
       if (!v->is_integer()) fail(*v, "'" + std::string(key) + "' must be an integer");
-      return static_cast<long>(*v->value<std::int64_t>());
+      const std::int64_t value = *v->value<std::int64_t>();
+      if (is_int && (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max()))
+        fail(*v, "'" + std::string(key) + "' = " + std::to_string(value) + " is out of range");
+      return static_cast<long>(value);
     };
-    p.folds = static_cast<int>(integer("folds", p.folds));
-    p.repeats = static_cast<int>(integer("repeats", p.repeats));
+    p.folds = static_cast<int>(integer("folds", p.folds, true));
+    p.repeats = static_cast<int>(integer("repeats", p.repeats, true));
     p.n_train = integer("n_train", 0);
     p.n_test = integer("n_test", 0);
     if (const toml::node* f = t->get("train_fraction")) {
@@ -147,8 +152,8 @@ class SpecReader {
       fail(n, with_points ? "expected [from, to, points] with an integer number of points" : "expected [from, to]");
     GridSpec::Axis out{*(*a)[0].value<double>(), *(*a)[1].value<double>(),
                        with_points ? static_cast<long>(*(*a)[2].value<std::int64_t>()) : 0};
-    if (!(out.to > out.from) || (with_points && out.points < 2))
-      fail(n, "an axis needs from < to (and at least 2 points)");
+    if (!(out.to > out.from) || !std::isfinite(out.from) || !std::isfinite(out.to) || (with_points && out.points < 2))
+      fail(n, "an axis needs finite from < to (and at least 2 points)");
     return out;
   }
 
@@ -174,7 +179,9 @@ class SpecReader {
       const toml::array* list = splits->as_array();
       if (!list) fail(*splits, "'splits' must be an array of split numbers");
       for (const auto& item : *list) {
-        if (!item.is_integer() || *item.value<std::int64_t>() < 0) fail(item, "'splits' holds split numbers >= 0");
+        if (!item.is_integer() || *item.value<std::int64_t>() < 0 ||
+            *item.value<std::int64_t>() > std::numeric_limits<int>::max())
+          fail(item, "'splits' holds split numbers >= 0");
         a.splits.push_back(static_cast<int>(*item.value<std::int64_t>()));
       }
     }
@@ -241,6 +248,7 @@ class SpecReader {
 
     const toml::node* ds = root.get("datasets");
     if (!ds || !ds->is_array()) fail(root, "'datasets' must be an array of data-set names");
+    if (ds->as_array()->empty()) fail(*ds, "'datasets' is empty: name at least one data set");
     const toml::table* per_dataset = root.get_as<toml::table>("per_dataset");
     const auto apply_per_dataset = [&](const toml::table& pd, DatasetConfig& d) {
       allow_keys(pd, {"protocol", "irrelevant_inputs", "target_transform", "constant_inputs"}, "per_dataset." + d.name);
@@ -320,6 +328,7 @@ class SpecReader {
         for (const auto& [dname, dvalue] : *dopt) {
           if (!dvalue.is_table()) fail(dvalue, "dataset_options." + std::string(dname.str()) + " must be a table");
           c.dataset_options[std::string(dname.str())] = params(*dvalue.as_table());
+          c.dataset_option_lines[std::string(dname.str())] = static_cast<long>(dvalue.source().begin.line);
         }
       c.paper_name = text(m, "paper_name");
       c.paper_filter = string_map(m, "paper_filter");
@@ -354,6 +363,9 @@ class SpecReader {
         }
       }
       s.report.relative_time_to = text(*r, "relative_time_to");
+      if (!s.report.relative_time_to.empty() && !labels.contains(s.report.relative_time_to))
+        fail(*r->get("relative_time_to"),
+             "report.relative_time_to: no [[method]] is labelled '" + s.report.relative_time_to + "'");
     }
     if (s.report.metrics.empty()) s.report.metrics = {"rmse", "test_ll", "fit_seconds"};
 
@@ -376,11 +388,12 @@ class SpecReader {
           fail(a, "each grid axis is [from, to, points] with an integer number of points");
         GridSpec::Axis axis{*(*triple)[0].value<double>(), *(*triple)[1].value<double>(),
                             static_cast<long>(*(*triple)[2].value<std::int64_t>())};
-        if (axis.points < 2 || !(axis.to > axis.from)) fail(a, "a grid axis needs from < to and at least 2 points");
+        if (axis.points < 2 || !(axis.to > axis.from) || !std::isfinite(axis.from) || !std::isfinite(axis.to))
+          fail(a, "a grid axis needs finite from < to and at least 2 points");
         grid.axes.push_back(axis);
       }
       if (const toml::node* f = g->get("fixed")) {
-        if (!f->is_number()) fail(*f, "grid.fixed must be a number");
+        if (!f->is_number() || !std::isfinite(*f->value<double>())) fail(*f, "grid.fixed must be a finite number");
         grid.fixed = *f->value<double>();
       }
       s.grid = std::move(grid);

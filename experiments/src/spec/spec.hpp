@@ -35,7 +35,8 @@ struct MethodConfig {
   // largest predictive variance, the maximum-entropy choice of the PBP paper's eq. (19)) or
   // "random" (uniform over the pool). Empty otherwise.
   std::string selection;
-  long line = 0;  // of its [[method]] table in the spec file
+  long line = 0;                                                  // of its [[method]] table in the spec file
+  std::map<std::string, long, std::less<>> dataset_option_lines;  // of each dataset_options entry
   // Options for one data set: spec options overlaid with that data set's options.
   ParamMap options_for(const std::string& dataset, const std::vector<std::string>& aliases) const;
 };
