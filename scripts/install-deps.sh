@@ -10,6 +10,8 @@ packages=(
   catch2 libbenchmark-dev
   libsqlite3-dev sqlite3 zlib1g-dev libtomlplusplus-dev liblbfgspp-dev
   libcurl4-openssl-dev libssl-dev libarchive-dev
+  libopenmpi-dev openmpi-bin
+  slurmctld slurmd slurm-client munge
   clang clang-format libclang-rt-14-dev
   python3
 )

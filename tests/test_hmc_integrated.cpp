@@ -82,8 +82,11 @@ struct IntegratedLinear {
       if (gradient.norm() < 1e-13) break;
       Eigen::VectorXd step = -hessian.ldlt().solve(gradient);
       if (step.dot(gradient) >= 0.0) step = -gradient;  // not convex here: steepest descent
+      // Within U's rounding of the mode a Newton step changes U by less than an ulp, up or down
+      // (which, the compiler's rounding decides): such a step is taken whole, not backtracked to 0.
+      const double slack = 1e-12 * std::abs(potential(theta));
       double t = 1.0;
-      while (t > 1e-10 && potential(theta + t * step) > potential(theta)) t *= 0.5;
+      while (t > 1e-10 && potential(theta + t * step) > potential(theta) + slack) t *= 0.5;
       theta += t * step;
     }
     return theta;

@@ -429,8 +429,11 @@ TEST_CASE("trainbr with the diagonal of J'J shrinks a network on few points to a
   const auto diagonal = find_method("laplace-diag").fit(few, trainbr_options, fit_rng);
   const auto collapsed = diagonal->predict(few.X);
   for (Eigen::Index i = 0; i < 12; ++i) CHECK(std::abs(collapsed->mean(i)) < 1e-6);
-  CHECK(diagnostic(diagonal->report(), "alpha") > 1e6);
-  CHECK(diagnostic(diagonal->report(), "weight_norm2") < 1e-12);
+  // ... unless the weights reach exactly 0, where trainbr's update falls back to alpha = 1: which
+  // of the two happens is the compiler's rounding (the sanitizer build's -O1 reaches 0).
+  const double weight_norm2 = diagnostic(diagonal->report(), "weight_norm2");
+  CHECK((diagnostic(diagonal->report(), "alpha") > 1e6 || weight_norm2 == 0.0));
+  CHECK(weight_norm2 < 1e-12);
   // MacKay's safeguarded loop on the same network and points keeps a fit.
   fit_rng = Rng(5);
   const auto mackay = find_method("laplace-diag").fit(few, {}, fit_rng);

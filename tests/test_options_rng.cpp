@@ -137,6 +137,10 @@ TEST_CASE("apply_overrides rejects malformed values with a clear message", "[opt
     CHECK_THAT(error_for("flag", bad), Contains("option flag is '") && Contains("true or false"));
   for (const char* bad : {"1,,2", "1.5", "[1,2", "a", "1;2", "99999999999"})
     CHECK_THAT(error_for("layers", bad), Contains("option layers is '") && Contains("integer list"));
+  // A value holding control characters (a spec's "1\n2", found by fuzzing) is quoted on one line.
+  CHECK(error_for("rate", "1\n2") == "linear: option rate is '1\\n2', but must be a finite real number");
+  CHECK(error_for("flag", std::string("t\x01\t", 3)) ==
+        "linear: option flag is 't\\x01\\t', but must be true or false");
 }
 
 TEST_CASE("apply_overrides rejects unknown option names", "[options]") {

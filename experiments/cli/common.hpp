@@ -46,5 +46,6 @@ int cmd_list(const std::vector<std::string>& args);
 int cmd_fit(const std::vector<std::string>& args);
 int cmd_merge(const std::vector<std::string>& args);
 int cmd_verify(const std::vector<std::string>& args);
+int cmd_slurm(const std::vector<std::string>& args);
 
 }  // namespace bnn::cli

@@ -31,6 +31,7 @@ commands:
   fit METHOD --train FILE --test FILE   one-off run of a method on your own files
   merge --results OUT IN...             combine results stores (e.g. from --shard runs)
   verify EXPERIMENT      rerun a store's finished jobs and check that every number comes out the same
+  slurm EXPERIMENT --time HH:MM:SS [--nodes N ...] [--submit]   write (and submit) a Slurm job of a run
   version                print the code version (and the pinned OpenBLAS kernels, Eigen blocking, vector math)
 
 Every command takes --help, --data-dir DIR and --registry FILE.
@@ -38,6 +39,8 @@ Examples:
   bnnbench run quickstart
   bnnbench datasets fetch --from ../shared/datasets
   bnnbench run pbp-table1 --methods linear --threads 2
+  mpirun -n 4 bnnbench run pbp-table1 --threads 1
+  bnnbench slurm pbp-table1 --nodes 4 --ntasks-per-node 32 --time 02:00:00 --submit
   bnnbench report pbp-table1 --format latex
   bnnbench report pbp-toy --format svg -o toy.svg)";
 
@@ -71,6 +74,7 @@ int main(int argc, char** argv) {
     if (command == "fit") return bnn::cli::cmd_fit(rest);
     if (command == "merge") return bnn::cli::cmd_merge(rest);
     if (command == "verify") return bnn::cli::cmd_verify(rest);
+    if (command == "slurm") return bnn::cli::cmd_slurm(rest);
     if (command == "version" || command == "--version") {
       std::cout << "bnnbench " << bnn::exp::code_version() << " (OpenBLAS " << bnn::lapack::kernel_set()
                 << " kernels, Eigen products blocked for a " << Eigen::l1CacheSize() / 1024 << " KiB L1, "

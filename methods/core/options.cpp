@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "one_line.hpp"
+
 namespace bnn {
 namespace option_detail {
 
@@ -15,12 +17,12 @@ std::string format_double(double value) {
 }
 
 void bad_value(std::string_view method, std::string_view name, std::string_view text, std::string_view expected) {
-  throw std::invalid_argument(std::string(method) + ": option " + std::string(name) + " is '" + std::string(text) +
+  throw std::invalid_argument(std::string(method) + ": option " + std::string(name) + " is '" + one_line(text) +
                               "', but must be " + std::string(expected));
 }
 
 void bad_choice(std::string_view method, std::string_view name, std::string_view text, std::string_view allowed) {
-  throw std::invalid_argument(std::string(method) + ": " + std::string(name) + " is '" + std::string(text) +
+  throw std::invalid_argument(std::string(method) + ": " + std::string(name) + " is '" + one_line(text) +
                               "', but must be " + std::string(allowed));
 }
 

@@ -119,8 +119,11 @@ Model::Model(Eigen::MatrixXd X, Hyperparameters h, Eigen::MatrixXd cholesky, Eig
 std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   const Eigen::MatrixXd Ks = nn_kernel_cross(X, X_, h_.kernel);  // m x n
   const Eigen::VectorXd mean = Ks * alpha_;
-  const Eigen::MatrixXd V = cholesky_.triangularView<Eigen::Lower>().solve(Ks.transpose());  // n x m
-  Eigen::VectorXd variance = nn_kernel_diagonal(X, h_.kernel) - V.colwise().squaredNorm().transpose();
+  Eigen::VectorXd variance(0);
+  if (X.rows() > 0) {  // no rows (a figure's empty test part): Eigen's solve would bind a null reference
+    const Eigen::MatrixXd V = cholesky_.triangularView<Eigen::Lower>().solve(Ks.transpose());  // n x m
+    variance = nn_kernel_diagonal(X, h_.kernel) - V.colwise().squaredNorm().transpose();
+  }
   variance = variance.cwiseMax(0.0).array() + h_.noise_variance;
   return std::make_unique<GaussianPredictive>(mean, variance);
 }

@@ -93,8 +93,11 @@ std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   const Eigen::MatrixXd D = design(X, fit_bias_);
   const Eigen::VectorXd location = D * posterior_.mean;
   // scale^2 = (b_n / a_n) (1 + x' Lambda_n^-1 x), with dof = 2 a_n.
-  const Eigen::MatrixXd half = posterior_.precision_cholesky.matrixL().solve(D.transpose());
-  const Eigen::VectorXd leverage = half.colwise().squaredNorm().transpose();
+  Eigen::VectorXd leverage(0);
+  if (D.rows() > 0) {  // no rows (a figure's empty test part): Eigen's solve would bind a null reference
+    const Eigen::MatrixXd half = posterior_.precision_cholesky.matrixL().solve(D.transpose());
+    leverage = half.colwise().squaredNorm().transpose();
+  }
   const Eigen::VectorXd scale = ((1.0 + leverage.array()) * (posterior_.rate / posterior_.shape)).sqrt();
   return std::make_unique<StudentTPredictive>(location, scale, 2.0 * posterior_.shape);
 }

@@ -142,26 +142,67 @@ std::vector<const Job*> largest_first(const Plan& plan, std::vector<const Job*> 
   return jobs;
 }
 
-RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& store, const RunOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
-  RunSummary summary;
-  const std::vector<Job> share = shard_jobs(plan.jobs, options.shard_index, options.shard_count);
-  summary.planned = static_cast<long>(share.size());
-  // An active-learning job stopped part way resumes from its stored steps, points and all.
-  const std::vector<JobRecord> stored = store.jobs(spec.name, /*with_points=*/spec.active_learning.has_value());
+void ResultsSink::checkpoint(JobRecord step) {
+  step.run_id = run_id_;
+  try {
+    store_.record(step);
+  } catch (const std::exception& ex) {
+    failed_to_store(step.key.describe() + " (step " + std::to_string(step.evaluations.size() - 1) + "): " + ex.what());
+  }
+}
+
+std::string ResultsSink::finished(JobRecord& rec) {
+  rec.run_id = run_id_;
+  ++ran_;
+  if (rec.status != "ok") ++failed_;
+  try {
+    if (!store_.record(rec)) ++kept_;
+  } catch (const std::exception& ex) {
+    ++not_stored_;
+    failed_to_store(rec.key.describe() + ": " + ex.what());
+    return std::string("not stored: ") + ex.what();
+  }
+  return "";
+}
+
+void ResultsSink::failed_to_store(std::string what) {
+  storage_failed_ = true;
+  const std::lock_guard<std::mutex> lock(mutex_);
+  errors_.push_back(std::move(what));
+}
+
+void ResultsSink::summarize(RunSummary& summary, long jobs) {
+  summary.ran = ran_;
+  summary.failed = failed_;
+  summary.kept = kept_;
+  summary.not_stored = not_stored_;
+  summary.not_started = jobs - ran_;
+  const std::lock_guard<std::mutex> lock(mutex_);
+  summary.store_errors = errors_;
+}
+
+PendingJobs::PendingJobs(const ExperimentSpec& spec, const Plan& plan, ResultsStore& store, const RunOptions& options)
+    : share(shard_jobs(plan.jobs, options.shard_index, options.shard_count)),
+      // An active-learning job stopped part way resumes from its stored steps, points and all.
+      stored(store.jobs(spec.name, /*with_points=*/spec.active_learning.has_value())) {
   const std::vector<const JobRecord*> records = stored_records(share, stored);
-  std::vector<const Job*> pending;
-  std::map<const Job*, const JobRecord*> partial;  // active learning stopped part way: resumed
   for (std::size_t j = 0; j < share.size(); ++j) {
     if (is_finished(share[j], records[j]) && !options.rerun)
-      ++summary.already_done;
+      ++already_done;
     else
-      pending.push_back(&share[j]);
+      jobs.push_back(&share[j]);
     if (records[j] && records[j]->status == "partial" && records[j]->key == share[j].key && !options.rerun)
       partial[&share[j]] = records[j];
   }
-  pending = largest_first(plan, std::move(pending));
+  jobs = largest_first(plan, std::move(jobs));
+}
 
+const JobRecord* PendingJobs::resume_of(const Job& job) const {
+  const auto found = partial.find(&job);
+  return found == partial.end() ? nullptr : found->second;
+}
+
+RunRecord new_run_record(const ExperimentSpec& spec, const RunOptions& options, long jobs_planned) {
   RunRecord run;
   run.experiment = spec.name;
   run.command = options.command_line;
@@ -171,12 +212,37 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   run.machine = machine_description();
   run.code_version = code_version();
   run.started_at = utc_now();
-  run.jobs_planned = static_cast<long>(pending.size());
+  run.jobs_planned = jobs_planned;
+  return run;
+}
+
+void end_run_record(RunRecord& run, ResultsStore& store, RunSummary& summary,
+                    std::chrono::steady_clock::time_point start) {
+  summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.finished_at = utc_now();
+  run.jobs_run = summary.ran;
+  run.jobs_failed = summary.failed;
+  run.wall_seconds = summary.wall_seconds;
+  store.end_run(run);
+}
+
+std::vector<JobCost> job_costs(const Plan& plan, const std::vector<const Job*>& jobs) {
+  std::vector<JobCost> costs;
+  for (const Job* job : jobs) costs.push_back({job->key.method_label, job_size(plan, *job)});
+  return costs;
+}
+
+RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& store, const RunOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  RunSummary summary;
+  const PendingJobs todo(spec, plan, store, options);
+  summary.planned = static_cast<long>(todo.share.size());
+  summary.already_done = todo.already_done;
+  const std::vector<const Job*>& pending = todo.jobs;
+  RunRecord run = new_run_record(spec, options, static_cast<long>(pending.size()));
   run.run_id = store.begin_run(run);
 
-  long ran = 0, failed = 0, kept = 0, not_stored = 0;
-  std::vector<std::string> store_errors;
-  std::atomic<bool> storage_failed{false};
+  ResultsSink sink(store, run.run_id);
   const auto count = static_cast<long>(pending.size());
   // A lone job gets every thread (the outer team of one is inactive, so the job's own
   // parallel regions may use them); otherwise one job per thread, and a thread with no job
@@ -184,58 +250,22 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   // depend on it.
   const int threads_per_job = count == 1 ? options.threads : 1;
   const int workers = threads_per_job > 1 ? 1 : options.threads;
-  std::vector<JobCost> costs;
-  for (const Job* job : pending) costs.push_back({job->key.method_label, job_size(plan, *job)});
-  Progress progress(std::move(costs), workers, options.progress_bar);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(workers) reduction(+ : ran, failed, kept, not_stored)
+  Progress progress(job_costs(plan, pending), workers, options.progress_bar);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(workers)
   for (long i = 0; i < count; ++i) {
-    if (storage_failed.load()) continue;  // the store failed: no job starts after that
+    if (sink.storage_failed()) continue;  // the store failed: no job starts after that
     const Job& job = *pending[static_cast<std::size_t>(i)];
     if (!options.quiet) progress.job_started(static_cast<std::size_t>(i));
-    const auto resumed = partial.find(&job);
-    const auto checkpoint = [&](JobRecord step) {  // a step of an active-learning job, stored at once
-      step.run_id = run.run_id;
-      try {
-        store.record(step);
-      } catch (const std::exception& ex) {
-        storage_failed = true;
-#pragma omp critical(bnn_store_errors)
-        store_errors.push_back(job.key.describe() + " (step " + std::to_string(step.evaluations.size() - 1) +
-                               "): " + ex.what());
-      }
-    };
-    JobRecord rec =
-        execute_job(spec, plan, job, threads_per_job, resumed == partial.end() ? nullptr : resumed->second, checkpoint);
-    rec.run_id = run.run_id;
-    ++ran;
-    if (rec.status != "ok") ++failed;
-    std::string store_error;
-    try {
-      if (!store.record(rec)) ++kept;
-    } catch (const std::exception& ex) {
-      storage_failed = true;
-      ++not_stored;
-      store_error = std::string("not stored: ") + ex.what();
-#pragma omp critical(bnn_store_errors)
-      store_errors.push_back(job.key.describe() + ": " + ex.what());
-    }
+    JobRecord rec = execute_job(spec, plan, job, threads_per_job, todo.resume_of(job),
+                                [&](const JobRecord& step) { sink.checkpoint(step); });
+    const std::string store_error = sink.finished(rec);
     if (!options.quiet)
       progress.job_done(static_cast<std::size_t>(i), job.key.describe(), rec.status == "ok" && store_error.empty(),
                         rec.fit_seconds + rec.predict_seconds, store_error.empty() ? rec.error : store_error);
   }
   if (!options.quiet) progress.finish();
-  summary.ran = ran;
-  summary.failed = failed;
-  summary.kept = kept;
-  summary.not_stored = not_stored;
-  summary.not_started = count - ran;
-  summary.store_errors = std::move(store_errors);
-  summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  run.finished_at = utc_now();
-  run.jobs_run = ran;
-  run.jobs_failed = failed;
-  run.wall_seconds = summary.wall_seconds;
-  store.end_run(run);
+  sink.summarize(summary, count);
+  end_run_record(run, store, summary, start);
   return summary;
 }
 

@@ -2,13 +2,18 @@
 // Runs the jobs of a plan in parallel with OpenMP (one job per thread, or every thread for a
 // lone job; no exception leaves the parallel region), writing each finished job to the
 // results store at once.
+#include <atomic>
+#include <chrono>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "experiments/src/plan/plan.hpp"
 #include "experiments/src/run/fit_and_score.hpp"
 #include "experiments/src/run/job_data.hpp"
+#include "experiments/src/run/progress.hpp"
 #include "experiments/src/store/store.hpp"
 #include "methods/core/model.hpp"
 
@@ -67,6 +72,51 @@ double job_size(const Plan& plan, const Job& job);
 // The order run_plan starts jobs in: largest training data (rows x (columns + 1)) first, plan
 // order among equals, so that long jobs do not start last and leave threads idle.
 std::vector<const Job*> largest_first(const Plan& plan, std::vector<const Job*> jobs);
+
+// What a run has to do: its shard's jobs, those not finished yet (all with `rerun`) largest
+// first, and the stored steps of active-learning jobs stopped part way, which they resume from.
+// Holds pointers into itself: not copyable.
+struct PendingJobs {
+  PendingJobs(const ExperimentSpec& spec, const Plan& plan, ResultsStore& store, const RunOptions& options);
+  PendingJobs(const PendingJobs&) = delete;
+  PendingJobs& operator=(const PendingJobs&) = delete;
+  const JobRecord* resume_of(const Job& job) const;  // nullptr: start from the beginning
+
+  std::vector<Job> share;
+  std::vector<JobRecord> stored;
+  std::vector<const Job*> jobs;  // into `share`
+  std::map<const Job*, const JobRecord*> partial;
+  long already_done = 0;
+};
+
+// Where a run's finished jobs go (thread-safe): each is stored at once and counted; the first
+// storage failure is remembered, and no job should start after it.
+class ResultsSink {
+ public:
+  ResultsSink(ResultsStore& store, long run_id) : store_(store), run_id_(run_id) {}
+  // A step of an active-learning job.
+  void checkpoint(JobRecord step);
+  // A finished job (given the run's id); "" when stored, else what went wrong ("not stored: ...").
+  std::string finished(JobRecord& record);
+  bool storage_failed() const { return storage_failed_.load(); }
+  void summarize(RunSummary& summary, long jobs);
+
+ private:
+  void failed_to_store(std::string what);
+  ResultsStore& store_;
+  long run_id_;
+  std::atomic<long> ran_{0}, failed_{0}, kept_{0}, not_stored_{0};
+  std::atomic<bool> storage_failed_{false};
+  std::mutex mutex_;
+  std::vector<std::string> errors_;
+};
+
+// A run's row in the store (begin_run), and its closing (wall time into `summary` too).
+RunRecord new_run_record(const ExperimentSpec& spec, const RunOptions& options, long jobs_planned);
+void end_run_record(RunRecord& run, ResultsStore& store, RunSummary& summary,
+                    std::chrono::steady_clock::time_point start);
+// The progress display's view of `jobs`.
+std::vector<JobCost> job_costs(const Plan& plan, const std::vector<const Job*>& jobs);
 
 RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& store, const RunOptions& options);
 
