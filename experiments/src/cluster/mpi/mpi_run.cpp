@@ -9,9 +9,11 @@
 // to each other at once never wait on each other; messages between two processes arrive in the
 // order sent (MPI's non-overtaking rule), so a job's steps arrive before its result.
 #include <mpi.h>
+#include <omp.h>
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -31,7 +33,22 @@ namespace bnn::exp {
 namespace {
 
 enum Tag : int { kRequest = 1, kJob = 2, kStop = 3, kCheckpoint = 4, kResult = 5 };
-constexpr auto kPoll = std::chrono::milliseconds(1);
+// How long a communicator waits when nothing happened: 0.1 ms after any message, doubling
+// while idle up to 10 ms. Answers are quick while jobs come and go, and a long fit is
+// interrupted only about 100 times a second.
+class IdleWait {
+ public:
+  std::chrono::microseconds next() {
+    const auto wait = wait_;
+    wait_ = std::min(2 * wait_, kLongest);
+    return wait;
+  }
+  void reset() { wait_ = kShortest; }
+
+ private:
+  static constexpr std::chrono::microseconds kShortest{100}, kLongest{10000};
+  std::chrono::microseconds wait_ = kShortest;
+};
 
 void check(int code, const char* what) {
   if (code != MPI_SUCCESS) throw std::runtime_error(std::string("MPI: ") + what + " failed");
@@ -104,6 +121,11 @@ class ComputeTeam {
  public:
   ComputeTeam(int threads, std::function<std::optional<Assignment>()> next, std::function<void(const Assignment&)> run)
       : thread_([this, threads, next = std::move(next), run = std::move(run)] {
+          // The process's share of the machine is `threads`: a fit's parallel pieces
+          // (run_pieces) get at most that many threads, as in a run of one process. (A team of
+          // one is inactive, and its pieces would otherwise take every core of the node, beside
+          // the other processes' pieces.)
+          omp_set_num_threads(threads);
 #pragma omp parallel num_threads(threads)
           try {
             for (std::optional<Assignment> a = next(); a; a = next()) run(*a);
@@ -163,7 +185,7 @@ class Mailbox {
     inbox_ready_.notify_one();
   }
   // The communicator: what the compute team wants sent, waiting up to `wait` for something.
-  std::deque<std::pair<int, std::string>> take_outgoing(std::chrono::milliseconds wait) {
+  std::deque<std::pair<int, std::string>> take_outgoing(std::chrono::microseconds wait) {
     std::unique_lock<std::mutex> lock(mutex_);
     outbox_ready_.wait_for(lock, wait, [&] { return !outbox_.empty(); });
     return std::exchange(outbox_, {});
@@ -248,14 +270,16 @@ RunSummary run_rank0(const MpiSession& session, const ExperimentSpec& spec, cons
   std::map<std::size_t, std::size_t> handed_out;  // to other ranks, not back yet: share index -> position
   const long stops_due = static_cast<long>(session.size() - 1) * options.threads;
   long stops_sent = 0;
+  IdleWait idle;
   while (stops_sent < stops_due || !handed_out.empty() || !team.finished() || !sends.idle()) {
     team.rethrow_if_failed();
     sends.progress();
     const std::optional<Message> m = receive_if_any(MPI_ANY_SOURCE);
     if (!m) {
-      std::this_thread::sleep_for(kPoll);
+      std::this_thread::sleep_for(idle.next());
       continue;
     }
+    idle.reset();
     if (m->tag == kRequest) {
       const auto position = take();
       if (!position) {
@@ -304,11 +328,15 @@ void run_worker(const MpiSession& session, const ExperimentSpec& spec, const Pla
       });
   Sends sends;
   int stops = 0;
+  IdleWait idle;
   while (stops < options.threads || !team.finished() || !sends.idle()) {
     team.rethrow_if_failed();
-    for (auto& [tag, bytes] : mailbox.take_outgoing(kPoll)) sends.send(0, tag, std::move(bytes));
+    auto outgoing = mailbox.take_outgoing(idle.next());
+    if (!outgoing.empty()) idle.reset();
+    for (auto& [tag, bytes] : outgoing) sends.send(0, tag, std::move(bytes));
     sends.progress();
     while (const std::optional<Message> m = receive_if_any(0)) {
+      idle.reset();
       if (m->tag == kStop) {
         ++stops;
         mailbox.deliver(std::nullopt);
