@@ -3,6 +3,8 @@
 #include <stdexcept>
 
 #include "methods/bp/bp.hpp"
+#include "methods/deep_ensemble/deep_ensemble.hpp"
+#include "methods/dropout/mc_dropout.hpp"
 #include "methods/ensemble/ensemble.hpp"
 #include "methods/gp/gp.hpp"
 #include "methods/hmc/hmc.hpp"
@@ -86,6 +88,14 @@ std::vector<MethodEntry> build_registry() {
       "laplace-diag",
       "Laplace approximation, evidence framework, diagonal Gauss-Newton Hessian (tanh, PBP's active-learning LA)",
       laplace::fit, laplace::diagonal_defaults(), {"gaussian-posterior"}));
+  entries.push_back(make_entry<mc_dropout::Options>(
+      "mc-dropout",
+      "MC dropout (Gal & Ghahramani 2016): ReLU network, dropout p and precision tau by grid search, T passes",
+      mc_dropout::fit));
+  entries.push_back(make_entry<deep_ensemble::Options>(
+      "deep-ensemble",
+      "deep ensembles (Lakshminarayanan et al. 2017): 5 mean-variance ReLU networks by Adam, mixture predictive",
+      deep_ensemble::fit));
   return entries;
 }
 

@@ -266,6 +266,10 @@ TEST_CASE("malformed specs are errors naming file and line", "[spec]") {
   expect_line("name = \"x\"\n" + body + "[report]\nmetrics = []\n", 7, "non-empty array");
   expect_line("name = \"x\"\n" + body + "[reference]\nfile = \"a.csv\"\nvalue = { rmse = \"r\" }\n", 8,
               "unknown key 'value' in [reference]");
+  expect_line(
+      "name = \"x\"\n" + body + "[[reference]]\nfile = \"a.csv\"\nmethods = [\"bp\"]\nvalues = { rmse = \"r\" }\n", 8,
+      "reference.methods names 'bp', which is no [[method]] label of this spec");
+  expect_line("name = \"x\"\n" + body + "datasets = []\n", 6, "'datasets' must be a non-empty array");
 }
 
 TEST_CASE("specs are checked against the registry: data sets, dataset_options, options", "[spec]") {
@@ -376,6 +380,17 @@ TEST_CASE("plan of quickstart: same splits for every method, shards partition th
   CHECK(make_plan(spec, registry, only).jobs.size() == 4);
   only.only_methods = {"nope"};
   CHECK_THROWS_WITH(make_plan(spec, registry, only), Catch::Contains("has no method 'nope'"));
+
+  // A method listing its data sets runs on those only; a name the registry lacks is an error.
+  ExperimentSpec some = spec;
+  some.methods[0].datasets = {"pbp-cubic", "boston"};  // boston: known, not used here
+  const Plan fewer = make_plan(some, registry, PlanOptions{});
+  CHECK(fewer.jobs.size() == (1 + 4) * 5);
+  for (const auto& job : fewer.jobs)
+    if (job.key.method_label == some.methods[0].label) CHECK(job.key.dataset == "pbp-cubic");
+  some.methods[0].datasets = {"bostn"};
+  CHECK_THROWS_WITH(make_plan(some, registry, PlanOptions{}),
+                    Catch::Contains("datasets: ") && Catch::Contains("bostn"));
 }
 
 TEST_CASE("plan: a target transform is applied on loading and extends the config identity", "[plan]") {
@@ -920,6 +935,18 @@ TEST_CASE("reference numbers are read as the specs describe", "[report]") {
   CHECK(std::isnan(r.at({"year", "pbp", "rmse"}).se));
   CHECK(r.count({"boston", "bp", "test_ll"}) == 0);  // BP has no log-likelihood in the paper
   CHECK(r.count({"boston", "linear", "rmse"}) == 0);
+  // Later papers' numbers for their own methods only, from their own files.
+  CHECK(r.at({"boston", "mc-dropout", "rmse"}).value == Approx(2.90));
+  CHECK(r.at({"boston", "mc-dropout", "test_ll"}).se == Approx(0.04));
+  CHECK(r.at({"protein", "deep-ensemble", "test_ll"}).value == Approx(-2.83));  // NLL 2.83
+  CHECK(r.at({"protein", "deep-ensemble", "test_ll"}).se == Approx(0.009));     // 0.02 / sqrt(5)
+  CHECK(r.count({"boston", "mc-dropout", "fit_seconds"}) == 0);
+  CHECK(r.count({"boston", "pbp", "test_ll"}) == 1);
+  // MC dropout runs on the nine data sets of its paper (no tau grid for year).
+  const MethodConfig& dropout = *std::find_if(pbp.methods.begin(), pbp.methods.end(),
+                                              [](const MethodConfig& m) { return m.label == "mc-dropout"; });
+  CHECK(dropout.runs_on("boston", {}));
+  CHECK_FALSE(dropout.runs_on("year", {}));
 
   const ExperimentSpec epnn = load_experiment(find_experiment_file("epnn-table1"));
   const ReferenceValues e = load_reference(epnn, registry);

@@ -18,6 +18,9 @@ namespace bnn {
 struct RegressionData {
   Eigen::MatrixXd X;  // rows are points
   Eigen::VectorXd y;
+  // The standard deviation the harness divided the original targets by (1 when it did not
+  // normalize): for options stated in the targets' original units, like MC dropout's tau.
+  double target_scale = 1.0;
 };
 
 // Throws std::invalid_argument naming `method` if X and y disagree, are empty or non-finite.

@@ -11,7 +11,7 @@
 // From that list this header sets fields from text (experiment specs, --set KEY=VALUE),
 // describes them with their defaults (bnnbench list methods) and writes a canonical text
 // form that identifies a configuration (hashed into job keys and seeds). A field is a bool,
-// an integer, a real, text, an integer list or a Choice of named values (choice.hpp).
+// an integer, a real, text, an integer or real list or a Choice of named values (choice.hpp).
 #include <charconv>
 #include <map>
 #include <sstream>
@@ -55,6 +55,8 @@ std::string type_name() {
     return "real";
   else if constexpr (std::is_same_v<T, std::string>)
     return "text";
+  else if constexpr (std::is_floating_point_v<typename T::value_type>)
+    return "real list";
   else
     return "integer list";
 }
@@ -73,7 +75,12 @@ std::string to_text(const T& value) {
     return value;
   else {
     std::string out;
-    for (std::size_t i = 0; i < value.size(); ++i) out += (i ? "," : "") + std::to_string(value[i]);
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      if constexpr (std::is_floating_point_v<typename T::value_type>)
+        out += (i ? "," : "") + format_double(value[i]);
+      else
+        out += (i ? "," : "") + std::to_string(value[i]);
+    }
     return out;
   }
 }
@@ -121,7 +128,13 @@ void from_text(std::string_view method, std::string_view name, std::string_view 
       const auto comma = rest.find(',');
       const std::string_view item = trim(rest.substr(0, comma));
       Elem value{};
-      if (!parse_integer(item, value)) bad_value(method, name, raw, "a comma-separated integer list");
+      if constexpr (std::is_floating_point_v<Elem>) {
+        double real = 0.0;
+        if (!parse_double(item, real)) bad_value(method, name, raw, "a comma-separated list of finite real numbers");
+        value = static_cast<Elem>(real);
+      } else if (!parse_integer(item, value)) {
+        bad_value(method, name, raw, "a comma-separated integer list");
+      }
       values.push_back(value);
       rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
     }

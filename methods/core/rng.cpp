@@ -5,14 +5,16 @@
 #include <numeric>
 
 namespace bnn {
-namespace {
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
+void fill_uniform32(std::uint32_t* out, std::size_t count, std::uint64_t seed) {
+  // Output j of the stream is splitmix64(seed + j gamma): independent iterations that vectorize.
+  const std::size_t pairs = count / 2;
+  for (std::size_t j = 0; j < pairs; ++j) {
+    const std::uint64_t bits = splitmix64(seed + j * 0x9E3779B97F4A7C15ULL);
+    out[2 * j] = static_cast<std::uint32_t>(bits);
+    out[2 * j + 1] = static_cast<std::uint32_t>(bits >> 32);
+  }
+  if (count % 2 == 1) out[count - 1] = static_cast<std::uint32_t>(splitmix64(seed + pairs * 0x9E3779B97F4A7C15ULL));
 }
-}  // namespace
 
 double uniform01(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 

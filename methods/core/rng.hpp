@@ -26,6 +26,18 @@ std::uint64_t uniform_index(Rng& rng, std::uint64_t n);
 // Fisher-Yates permutation of 0..n-1.
 std::vector<std::size_t> random_permutation(Rng& rng, std::size_t n);
 
+// SplitMix64's output for state x (Steele, Lea & Flood 2014): the state advanced by its gamma, then
+// mixed.
+inline std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+// `count` uniform 32-bit integers: the halves (low first) of the SplitMix64 stream from state
+// `seed`. A fast stream for many cheap decisions (dropout masks), seeded by one draw of an Rng.
+void fill_uniform32(std::uint32_t* out, std::size_t count, std::uint64_t seed);
+
 // Stable 64-bit hashing used to derive seeds: FNV-1a over bytes, finished with SplitMix64.
 std::uint64_t hash_bytes(std::string_view bytes, std::uint64_t seed = 0);
 // Seed of a child stream from a parent seed and a label, e.g. derive_seed(s, "boston").

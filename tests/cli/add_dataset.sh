@@ -49,7 +49,7 @@ grep -q 'data.csv, line 18, column 4: missing value' err.txt || fail "no error a
 # a copy of a paper's spec with its name and data sets changed runs too: per_dataset entries of
 # data sets it no longer uses are checked, not refused; the report says the paper has no numbers here
 from_readme my-registry.toml > my-registry.toml
-sed -e 's/^name = "pbp-table1"/name = "copied"/' -e 's/^datasets = .*/datasets = ["concrete2"]/' \
+sed -e 's/^name = "pbp-table1"/name = "copied"/' -e '0,/^datasets = .*/s//datasets = ["concrete2"]/' \
     -e 's/^protocol = .*/protocol = { kind = "kfold", folds = 5 }/' \
     "$BNNBENCH_HOME_DIR/experiments/pbp-table1.toml" > copied.toml
 out=$("$BNNBENCH" run ./copied.toml --registry my-registry.toml --methods linear -q)

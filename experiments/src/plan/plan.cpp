@@ -178,7 +178,13 @@ void check_spec(const ExperimentSpec& spec, const data::DatasetRegistry& registr
         throw std::invalid_argument(where + ": [[artifacts]] " + a.kind + ": method " + m.label + " (" + m.method +
                                     ") does not offer it; methods that do: " + methods_offering(a.kind));
     }
+    for (const auto& name : m.datasets) try {  // like dataset_options: unknown is a typo, unused is fine
+        registry.find(name);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(where + at_line(m.line) + ": [[method]] " + m.label + ": datasets: " + e.what());
+      }
     for (const auto* ds : used) try {
+        if (!m.runs_on(ds->name, ds->aliases)) continue;
         find_method(m.method).canonical_config(m.options_for(ds->name, ds->aliases));
       } catch (const std::invalid_argument& e) {
         long line = m.line;  // the dataset_options entry of this data set, if it has one
@@ -257,6 +263,7 @@ Plan make_plan(const ExperimentSpec& spec, const data::DatasetRegistry& registry
                                   [&] { return data::read_published_splits(ds, options.data_dir, pd.data.X.rows()); });
     const std::size_t dataset_index = plan.datasets.size();
     for (const MethodConfig* m : methods) {
+      if (!m->runs_on(ds.name, ds.aliases)) continue;
       const ConfigIdentity id = config_identity(spec, dc, ds, *m);
       for (std::size_t s = 0; s < pd.splits.size(); ++s) {
         if (!options.only_splits.empty() &&

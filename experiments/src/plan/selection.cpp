@@ -135,6 +135,7 @@ std::set<JobKey> selected_job_keys(const ExperimentSpec& spec, const data::Datas
   for (const auto& dc : spec.datasets) {
     const data::DatasetSpec& ds = registry.find(dc.name);
     for (const auto& m : spec.methods) {
+      if (!m.runs_on(ds.name, ds.aliases)) continue;
       for (const JobRecord* job : select_jobs(stored, ds.name, m.label, config_identity(spec, dc, ds, m)).jobs)
         keys.insert(job->key);
     }

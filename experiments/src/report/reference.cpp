@@ -57,11 +57,15 @@ CsvTable read_csv(const std::string& path) {
 
 std::string reference_dir() { return (fs::path(source_dir()) / "results" / "reference").string(); }
 
-ReferenceValues load_reference(const ExperimentSpec& spec, const data::DatasetRegistry& registry,
-                               const std::string& directory) {
-  ReferenceValues out;
-  if (!spec.reference) return out;
-  const ReferenceSpec& ref = *spec.reference;
+namespace {
+
+bool covers(const ReferenceSpec& ref, const MethodConfig& m) {
+  return !m.paper_name.empty() &&
+         (ref.methods.empty() || std::find(ref.methods.begin(), ref.methods.end(), m.label) != ref.methods.end());
+}
+
+void load_one(const ExperimentSpec& spec, const ReferenceSpec& ref, const data::DatasetRegistry& registry,
+              const std::string& directory, ReferenceValues& out) {
   const std::string path = (fs::path(directory) / ref.file).string();
   const CsvTable table = read_csv(path);
   const auto column = [&](const std::string& name) -> long {
@@ -81,9 +85,8 @@ ReferenceValues load_reference(const ExperimentSpec& spec, const data::DatasetRe
   // A pattern that names a column for none of the methods is a mistake in the spec (a method
   // without some metric in the paper simply has no such column).
   for (const auto& [metric, pattern] : ref.values)
-    if (std::none_of(spec.methods.begin(), spec.methods.end(), [&](const MethodConfig& m) {
-          return !m.paper_name.empty() && column(fill(pattern, m.paper_name)) >= 0;
-        }))
+    if (std::none_of(spec.methods.begin(), spec.methods.end(),
+                     [&](const MethodConfig& m) { return covers(ref, m) && column(fill(pattern, m.paper_name)) >= 0; }))
       throw data::DataError(path, 1, 0,
                             "reference.values." + metric + " = '" + pattern + "' of " + spec.path +
                                 " names a column of this file for none of the methods");
@@ -93,7 +96,7 @@ ReferenceValues load_reference(const ExperimentSpec& spec, const data::DatasetRe
     if (auto it = ref.dataset_names.find(dataset); it != ref.dataset_names.end()) dataset = it->second;
     if (const data::DatasetSpec* d = registry.try_find(dataset)) dataset = d->name;
     for (const auto& m : spec.methods) {
-      if (m.paper_name.empty()) continue;
+      if (!covers(ref, m)) continue;
       if (method_col >= 0 && row[static_cast<std::size_t>(method_col)] != m.paper_name) continue;
       bool match = true;
       for (const auto& [col, value] : m.paper_filter) {
@@ -120,6 +123,14 @@ ReferenceValues load_reference(const ExperimentSpec& spec, const data::DatasetRe
       }
     }
   }
+}
+
+}  // namespace
+
+ReferenceValues load_reference(const ExperimentSpec& spec, const data::DatasetRegistry& registry,
+                               const std::string& directory) {
+  ReferenceValues out;
+  for (const ReferenceSpec& ref : spec.references) load_one(spec, ref, registry, directory, out);
   return out;
 }
 

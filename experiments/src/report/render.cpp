@@ -91,10 +91,17 @@ std::string provenance(const ReportData& r, const std::string& bullet) {
   const bool paper_numbers =
       std::any_of(r.cells.begin(), r.cells.end(), [](const auto& c) { return c.second.paper.has_value(); });
   out << bullet << "Paper: " << (s.paper.empty() ? "—" : s.paper)
-      << (s.reference && !paper_numbers && !r.datasets.empty()
+      << (!s.references.empty() && !paper_numbers && !r.datasets.empty()
               ? " (it has no numbers for the data sets shown: a copied spec keeps the paper it names)"
               : "")
       << "\n";
+  for (const ReferenceSpec& ref : s.references)
+    if (!ref.source.empty()) {
+      std::string labels;
+      for (const auto& label : ref.methods) labels += (labels.empty() ? "" : ", ") + label;
+      out << bullet << "Paper's numbers for " << (labels.empty() ? std::string("the methods") : labels) << ": "
+          << ref.source << "\n";
+    }
   out << bullet << "Metrics on the "
       << (s.scale == "original" ? "original target scale" : "normalized target scale (training-part mean and sd)")
       << "; experiment seed " << s.seed << "\n";

@@ -145,6 +145,7 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
     for (const auto& m : spec.methods) {
       const bool shown = selection.shows_method(m.label);
       if (!shown && m.label != spec.report.relative_time_to) continue;
+      if (!m.runs_on(ds.name, ds.aliases)) continue;
       const JobSelection chosen = select_jobs(jobs, ds.name, m.label, config_identity(spec, dc, ds, m));
       if (!shown) {  // only the base of the relative times
         std::vector<const JobRecord*> ok;
@@ -263,7 +264,7 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
   for (const auto& m : spec.methods)
     if (selection.shows_method(m.label) && !method_available(m.method))
       r.notes.push_back("method " + m.label + " (" + m.method + ") is not implemented yet: no results of ours" +
-                        (spec.reference ? " (the paper's numbers are shown)" : ""));
+                        (spec.references.empty() ? "" : " (the paper's numbers are shown)"));
   return r;
 }
 

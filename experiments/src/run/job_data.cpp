@@ -50,7 +50,7 @@ JobData prepare_job_data(const PreparedDataset& pd, const std::vector<Eigen::Ind
     out.X_test = data::select_rows(pd.data.X, test);
   } else {  // normalization uses the training part only
     out.norm = data::Standardizer::fit(X_train, y_train, what, pd.config.constant_inputs);
-    out.train = {out.norm.transform_inputs(X_train), out.norm.transform_targets(y_train)};
+    out.train = {out.norm.transform_inputs(X_train), out.norm.transform_targets(y_train), out.norm.y_scale};
     out.X_test = out.norm.transform_inputs(data::select_rows(pd.data.X, test));
   }
   out.y_test = data::select_rows(pd.data.y, test);
@@ -83,7 +83,7 @@ JobData user_job_data(const UserFiles& files) {
   data::check_usable(train, 2);
   JobData out;
   out.norm = data::Standardizer::fit(train.X, train.y, files.train, files.constant_inputs);
-  out.train = {out.norm.transform_inputs(train.X), out.norm.transform_targets(train.y)};
+  out.train = {out.norm.transform_inputs(train.X), out.norm.transform_targets(train.y), out.norm.y_scale};
   out.X_test = out.norm.transform_inputs(test.X);
   out.y_test = test.y;
   check_standardized_range(out.X_test, out.norm.transform_targets(out.y_test), files.test, test.row_lines, "row");

@@ -65,6 +65,35 @@ class SpecReader {
     fail(n, "expected a string, number, boolean or array");
   }
 
+  ReferenceSpec reference(const toml::table& ref, const ExperimentSpec& s) const {
+    allow_keys(ref,
+               {"file", "source", "methods", "dataset_column", "dataset", "dataset_names", "method_column", "values",
+                "errors"},
+               "[reference]");
+    ReferenceSpec r;
+    r.file = text(ref, "file", true);
+    r.source = text(ref, "source");
+    if (const toml::node* m = ref.get("methods")) {
+      const toml::array* list = m->as_array();
+      if (!list) fail(*m, "reference.methods must be an array of method labels");
+      for (const auto& item : *list) {
+        if (!item.is_string()) fail(item, "reference.methods must be an array of method labels");
+        const std::string label = *item.value<std::string>();
+        if (std::none_of(s.methods.begin(), s.methods.end(), [&](const MethodConfig& c) { return c.label == label; }))
+          fail(item, "reference.methods names '" + label + "', which is no [[method]] label of this spec");
+        r.methods.push_back(label);
+      }
+    }
+    if (const std::string dc = text(ref, "dataset_column"); !dc.empty()) r.dataset_column = dc;
+    r.fixed_dataset = text(ref, "dataset");
+    r.dataset_names = string_map(ref, "dataset_names");
+    r.method_column = text(ref, "method_column");
+    r.values = string_map(ref, "values");
+    r.errors = string_map(ref, "errors");
+    if (r.values.empty()) fail(ref, "reference.values must map metrics to columns");
+    return r;
+  }
+
   ParamMap params(const toml::table& t) const {
     ParamMap out;
     for (const auto& [key, value] : t) out[std::string(key.str())] = scalar_text(value);
@@ -313,8 +342,9 @@ class SpecReader {
     std::set<std::string> labels;
     for (const auto& node : *ms->as_array()) {
       const toml::table& m = *node.as_table();
-      allow_keys(m, {"method", "label", "options", "dataset_options", "paper_name", "paper_filter", "selection"},
-                 "a [[method]]");
+      allow_keys(
+          m, {"method", "label", "options", "dataset_options", "datasets", "paper_name", "paper_filter", "selection"},
+          "a [[method]]");
       MethodConfig c;
       c.line = static_cast<long>(m.source().begin.line);
       c.method = text(m, "method", true);
@@ -330,6 +360,14 @@ class SpecReader {
           c.dataset_options[std::string(dname.str())] = params(*dvalue.as_table());
           c.dataset_option_lines[std::string(dname.str())] = static_cast<long>(dvalue.source().begin.line);
         }
+      if (const toml::node* d = m.get("datasets")) {
+        const toml::array* list = d->as_array();
+        if (!list || list->empty()) fail(*d, "a [[method]]'s 'datasets' must be a non-empty array of data-set names");
+        for (const auto& item : *list) {
+          if (!item.is_string()) fail(item, "a [[method]]'s 'datasets' must be an array of data-set names");
+          c.datasets.push_back(*item.value<std::string>());
+        }
+      }
       c.paper_name = text(m, "paper_name");
       c.paper_filter = string_map(m, "paper_filter");
       c.selection = text(m, "selection");
@@ -404,19 +442,13 @@ class SpecReader {
       for (const auto& node : *a->as_array()) s.artifacts.push_back(artifact(*node.as_table(), s));
     }
 
-    if (const toml::table* ref = root.get_as<toml::table>("reference")) {
-      allow_keys(*ref, {"file", "dataset_column", "dataset", "dataset_names", "method_column", "values", "errors"},
-                 "[reference]");
-      ReferenceSpec r;
-      r.file = text(*ref, "file", true);
-      if (const std::string dc = text(*ref, "dataset_column"); !dc.empty()) r.dataset_column = dc;
-      r.fixed_dataset = text(*ref, "dataset");
-      r.dataset_names = string_map(*ref, "dataset_names");
-      r.method_column = text(*ref, "method_column");
-      r.values = string_map(*ref, "values");
-      r.errors = string_map(*ref, "errors");
-      if (r.values.empty()) fail(*ref, "reference.values must map metrics to columns");
-      s.reference = std::move(r);
+    if (const toml::node* refs = root.get("reference")) {
+      if (const toml::table* one = refs->as_table())
+        s.references.push_back(reference(*one, s));
+      else if (refs->is_array_of_tables())
+        for (const auto& node : *refs->as_array()) s.references.push_back(reference(*node.as_table(), s));
+      else
+        fail(*refs, "expected a [reference] table or [[reference]] tables");
     }
     return s;
   }
@@ -436,6 +468,14 @@ ParamMap MethodConfig::options_for(const std::string& dataset, const std::vector
   overlay(dataset);
   for (const auto& a : aliases) overlay(a);
   return out;
+}
+
+bool MethodConfig::runs_on(const std::string& dataset, const std::vector<std::string>& aliases) const {
+  if (datasets.empty()) return true;
+  const auto listed = [&](const std::string& name) {
+    return std::find(datasets.begin(), datasets.end(), name) != datasets.end();
+  };
+  return listed(dataset) || std::any_of(aliases.begin(), aliases.end(), listed);
 }
 
 std::string ArtifactSpec::canonical() const {

@@ -29,8 +29,9 @@ struct MethodConfig {
   std::string method;  // registry name
   ParamMap options;
   std::map<std::string, ParamMap, std::less<>> dataset_options;  // extra options per data set
-  std::string paper_name;                                        // the method's name in the reference table
-  std::map<std::string, std::string> paper_filter;               // extra column = value conditions
+  std::vector<std::string> datasets;                // the data sets it runs on (as the registry names them); empty: all
+  std::string paper_name;                           // the method's name in the reference table
+  std::map<std::string, std::string> paper_filter;  // extra column = value conditions
   // Active learning ([active_learning]): how the next point leaves the pool, "variance" (the
   // largest predictive variance, the maximum-entropy choice of the PBP paper's eq. (19)) or
   // "random" (uniform over the pool). Empty otherwise.
@@ -39,10 +40,13 @@ struct MethodConfig {
   std::map<std::string, long, std::less<>> dataset_option_lines;  // of each dataset_options entry
   // Options for one data set: spec options overlaid with that data set's options.
   ParamMap options_for(const std::string& dataset, const std::vector<std::string>& aliases) const;
+  bool runs_on(const std::string& dataset, const std::vector<std::string>& aliases) const;
 };
 
 struct ReferenceSpec {
-  std::string file;  // in results/reference/
+  std::string file;                  // in results/reference/
+  std::string source;                // the publication, when not the spec's paper (named in the report's header)
+  std::vector<std::string> methods;  // the method labels it has numbers for; empty: every method
   std::string dataset_column = "dataset";
   std::string fixed_dataset;                         // for single-data-set tables without a dataset column
   std::map<std::string, std::string> dataset_names;  // paper name -> registry name
@@ -121,7 +125,9 @@ struct ExperimentSpec {
   std::vector<std::string> other_per_dataset;
   std::vector<MethodConfig> methods;
   ReportSpec report;
-  std::optional<ReferenceSpec> reference;
+  // [reference], or several [[reference]] tables (the paper's own numbers, then later papers'
+  // numbers for other methods on the same data).
+  std::vector<ReferenceSpec> references;
   std::optional<GridSpec> grid;
   std::vector<ArtifactSpec> artifacts;
   std::optional<ActiveLearningSpec> active_learning;
