@@ -31,6 +31,9 @@ check "pbp-table1 yacht split 0: linear, pbp, bp, vi" \
 check "pbp-table1-extras yacht split 0: laplace, vi-diag, vi-full-10" \
   "$B" verify pbp-table1 --results results/pbp-table1-extras --methods laplace,vi-diag,vi-full-10 \
   --datasets yacht --splits 0 --threads 2 -q
+check "pbp-table1-baselines yacht split 0: mc-dropout, deep-ensemble" \
+  "$B" verify pbp-table1 --results results/pbp-table1-baselines --methods mc-dropout,deep-ensemble \
+  --datasets yacht --splits 0 --threads 2 -q
 check "pbp-layers yacht split 0: pbp-1..4, bp-1..4" \
   "$B" verify pbp-layers --datasets yacht --splits 0 --threads 2 -q
 check "epnn-table1 boston fold 0: linear, gp, gp-ard, nn-ep-la, nn-ep-ard" \
