@@ -101,7 +101,7 @@ void stochastic_pass(const DenseNetwork& net, const Eigen::MatrixXd& X, double d
                      Eigen::Ref<Eigen::VectorXd> out) {
   const auto W1 = net.W1();
   const auto b1 = net.b1();
-  const Eigen::VectorXd w2 = net.W2().col(0);
+  const auto w2 = net.W2().col(0);
   const double b2 = net.b2()[0];
   for (Eigen::Index start = 0; start < X.rows(); start += kRowBlock) {
     const Eigen::Index rows = std::min(kRowBlock, X.rows() - start);
@@ -131,9 +131,8 @@ void run_passes(const DenseNetwork& net, const Eigen::MatrixXd& X, double dropou
 }
 }  // namespace
 
-Eigen::MatrixXd stochastic_outputs(const DenseNetwork& net, const Eigen::MatrixXd& X, double dropout, int passes,
-                                   Rng& rng) {
-  Eigen::MatrixXd all(X.rows(), passes);
+Draws stochastic_outputs(const DenseNetwork& net, const Eigen::MatrixXd& X, double dropout, int passes, Rng& rng) {
+  Draws all(X.rows(), passes);
   run_passes(net, X, dropout, passes, kPassBlock, rng,
              [&](int first, const auto& block) { all.middleCols(first, block.cols()) = block; });
   return all;
@@ -158,8 +157,7 @@ double mean_log_likelihood(const DenseNetwork& net, const Eigen::MatrixXd& X, co
 
 std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   Rng rng(seed_);
-  DrawsPredictive::RowMajorMatrix draws = stochastic_outputs(net_, X, dropout_, samples_, rng);
-  return std::make_unique<DrawsPredictive>(std::move(draws), noise_variance_);
+  return std::make_unique<DrawsPredictive>(stochastic_outputs(net_, X, dropout_, samples_, rng), noise_variance_);
 }
 
 Model fit(const RegressionData& train_data, const Validated<Options>& validated, Rng& rng) {

@@ -61,9 +61,10 @@ double batch_loss(const DenseNetwork& net, const Eigen::MatrixXd& X, const Eigen
 // Trains a network on (X, y) with the setting's dropout and weight decay.
 DenseNetwork train(const RegressionData& data, const Options& options, const Setting& setting, Rng& rng);
 
-// Outputs of `passes` stochastic forward passes at the rows of X: column t is pass t.
-Eigen::MatrixXd stochastic_outputs(const DenseNetwork& net, const Eigen::MatrixXd& X, double dropout, int passes,
-                                   Rng& rng);
+// Outputs of `passes` stochastic forward passes at the rows of X: column t is pass t (row-major:
+// what the predictive scores point by point, filled without a copy).
+using Draws = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+Draws stochastic_outputs(const DenseNetwork& net, const Eigen::MatrixXd& X, double dropout, int passes, Rng& rng);
 
 // Mean over the rows of log (1/T) sum_t N(y_i | f_t(x_i), v): the test log-likelihood of Gal &
 // Ghahramani's code, with T passes run in blocks so memory stays linear in the rows.
