@@ -4,6 +4,7 @@
 // against direct sums, and the reductions to a plain network (dropout 0, one member).
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <memory>
 #include <numbers>
 
 #include "methods/core/adam.hpp"
@@ -183,6 +184,28 @@ TEST_CASE("draws predictive: moments, cdf, quantiles and CRPS against the genera
   const DrawsPredictive estimated(many, v);
   const GaussianMixturePredictive exact(many, Eigen::MatrixXd::Constant(1, 2000, v));
   CHECK(estimated.crps(0, 0.3) == Approx(exact.crps(0, 0.3)).epsilon(1e-2));
+}
+
+TEST_CASE("draws predictive: the 95% interval test by one cdf agrees with the two quantiles", "[mc-dropout]") {
+  Rng rng(12);
+  const Eigen::MatrixXd draws = test::random_matrix(3, 500, rng);
+  const double v = 0.05;
+  const DrawsPredictive ours(draws, v);
+  const AffinePredictive original_units(std::make_unique<DrawsPredictive>(draws, v), 10.0, 2.5);
+  int inside = 0, outside = 0;
+  for (Eigen::Index i = 0; i < 3; ++i) {
+    const double lo = ours.quantile(i, 0.025), hi = ours.quantile(i, 0.975);
+    for (double y = lo - 1.0; y <= hi + 1.0; y += 0.0137) {
+      // away from the ends by more than the quantiles' solver tolerance
+      if (std::abs(y - lo) < 1e-9 || std::abs(y - hi) < 1e-9) continue;
+      const bool expected = y >= lo && y <= hi;
+      CHECK(ours.between_quantiles(i, y, 0.025, 0.975) == expected);
+      CHECK(original_units.between_quantiles(i, 10.0 + 2.5 * y, 0.025, 0.975) == expected);
+      ++(expected ? inside : outside);
+    }
+  }
+  CHECK(inside > 100);
+  CHECK(outside > 100);
 }
 
 TEST_CASE("MC dropout with p = 0 is a plain network trained by the same Adam, bit for bit", "[mc-dropout]") {

@@ -316,6 +316,19 @@ TEST_CASE("settings given with --set override the spec", "[spec]") {
   CHECK_THROWS_WITH(apply_settings(spec, {"seed=-1"}, has), Catch::Contains("non-negative integer"));
   CHECK_THROWS_WITH(apply_settings(spec, {"novalue"}, has), Catch::Contains("KEY=VALUE"));
 
+  // One data set's option of one method (after the method-wide one, which clears the spec's
+  // per-data-set values): MC dropout's documented 10x epochs, protein's being half the others'.
+  ExperimentSpec pbp = load_experiment(find_experiment_file("pbp-table1"));
+  apply_settings(pbp, {"mc-dropout.epochs=400", "mc-dropout.protein.epochs=200"}, has);
+  const MethodConfig& dropout =
+      *std::find_if(pbp.methods.begin(), pbp.methods.end(), [](const auto& m) { return m.label == "mc-dropout"; });
+  CHECK(dropout.options.at("epochs") == "400");
+  CHECK(dropout.dataset_options.at("protein").at("epochs") == "200");
+  CHECK(dropout.dataset_options.at("protein").count("taus") == 1);
+  CHECK(dropout.dataset_options.at("boston").count("epochs") == 0);
+  CHECK_THROWS_WITH(apply_settings(pbp, {"mc-dropout.prot.epochs=2"}, has),
+                    Catch::Contains("--set mc-dropout.prot.epochs=2: pbp-table1 has no data set 'prot'"));
+
   // A data set's target transform, e.g. to report epnn-table1's raw crime target.
   ExperimentSpec epnn = load_experiment(find_experiment_file("epnn-table1"));
   const auto crime = [&] {

@@ -14,7 +14,7 @@ void JobFilterOptions::add_to(po::options_description& options) {
       ("splits", po::value(&splits)->notifier([this](const std::string&) { splits_given = true; }),
        "only these splits, e.g. 0-4 or 0,3,7")
       ("set", po::value(&settings)->composing(),
-       "override: seed=N, LABEL.OPTION=VALUE, OPTION=VALUE (every method having it) or "
+       "override: seed=N, LABEL.OPTION=VALUE, LABEL.DATASET.OPTION=VALUE, OPTION=VALUE (every method having it) or "
        "per_dataset.NAME.target_transform=none|sqrt|log1p; repeatable");
   // clang-format on
 }

@@ -52,6 +52,11 @@ double DrawsPredictive::quantile(Eigen::Index i, double p) const {
   return 0.5 * (a + b);
 }
 
+bool DrawsPredictive::between_quantiles(Eigen::Index i, double y, double p_lo, double p_hi) const {
+  const double F = cdf(i, y);
+  return F >= p_lo && F <= p_hi;
+}
+
 double DrawsPredictive::crps(Eigen::Index i, double y) const {
   const Eigen::Index T = draws_.cols();
   const auto d = draws_.row(i);

@@ -44,6 +44,10 @@ double Predictive::quantile(Eigen::Index i, double p) const {
   return 0.5 * (a + b);
 }
 
+bool Predictive::between_quantiles(Eigen::Index i, double y, double p_lo, double p_hi) const {
+  return y >= quantile(i, p_lo) && y <= quantile(i, p_hi);
+}
+
 double Predictive::crps(Eigen::Index i, double y) const {
   // CRPS = int_{-inf}^{y} F(z)^2 dz + int_{y}^{inf} (1 - F(z))^2 dz.
   boost::math::quadrature::exp_sinh<double> integrator;
@@ -205,5 +209,8 @@ double AffinePredictive::log_density(Eigen::Index i, double y) const {
 double AffinePredictive::cdf(Eigen::Index i, double y) const { return base_->cdf(i, (y - shift_) / scale_); }
 double AffinePredictive::quantile(Eigen::Index i, double p) const { return shift_ + scale_ * base_->quantile(i, p); }
 double AffinePredictive::crps(Eigen::Index i, double y) const { return scale_ * base_->crps(i, (y - shift_) / scale_); }
+bool AffinePredictive::between_quantiles(Eigen::Index i, double y, double p_lo, double p_hi) const {
+  return base_->between_quantiles(i, (y - shift_) / scale_, p_lo, p_hi);
+}
 
 }  // namespace bnn

@@ -20,6 +20,8 @@ class Predictive {
   virtual double quantile(Eigen::Index i, double p) const;
   // Continuous ranked probability score; the default integrates (F - 1{z >= y})^2 numerically.
   virtual double crps(Eigen::Index i, double y) const;
+  // Whether quantile(p_lo) <= y <= quantile(p_hi); the default computes the two quantiles.
+  virtual bool between_quantiles(Eigen::Index i, double y, double p_lo, double p_hi) const;
 };
 
 class GaussianPredictive final : public Predictive {
@@ -92,6 +94,7 @@ class AffinePredictive final : public Predictive {
   double cdf(Eigen::Index i, double y) const override;
   double quantile(Eigen::Index i, double p) const override;
   double crps(Eigen::Index i, double y) const override;
+  bool between_quantiles(Eigen::Index i, double y, double p_lo, double p_hi) const override;
 
  private:
   std::unique_ptr<Predictive> base_;

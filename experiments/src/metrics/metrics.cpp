@@ -28,9 +28,7 @@ PointScores score_points(const Predictive& predictive, const Eigen::VectorXd& y)
     s.log_density[k] = predictive.log_density(i, y[i]);
     s.squared_error[k] = (y[i] - m) * (y[i] - m);
     s.crps[k] = predictive.crps(i, y[i]);
-    const double lo = predictive.quantile(i, 0.025);
-    const double hi = predictive.quantile(i, 0.975);
-    s.covered95[k] = (y[i] >= lo && y[i] <= hi) ? 1.0 : 0.0;
+    s.covered95[k] = predictive.between_quantiles(i, y[i], 0.025, 0.975) ? 1.0 : 0.0;
   }
   return s;
 }

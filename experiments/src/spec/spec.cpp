@@ -592,6 +592,14 @@ void apply_settings(ExperimentSpec& spec, const std::vector<std::string>& settin
                              [&](const MethodConfig& m) { return m.label == label; });
       if (it == spec.methods.end())
         throw std::invalid_argument("--set " + setting + ": no method labelled '" + label + "' in " + spec.name);
+      if (const auto last = option.rfind('.'); last != std::string::npos) {  // LABEL.DATASET.OPTION
+        const std::string dataset = option.substr(0, last);
+        if (std::none_of(spec.datasets.begin(), spec.datasets.end(),
+                         [&](const DatasetConfig& d) { return d.name == dataset; }))
+          throw std::invalid_argument("--set " + setting + ": " + spec.name + " has no data set '" + dataset + "'");
+        it->dataset_options[dataset][option.substr(last + 1)] = value;
+        continue;
+      }
       it->options[option] = value;
       for (auto& [dataset, opts] : it->dataset_options) opts.erase(option);  // explicit wins
       continue;
