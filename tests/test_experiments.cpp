@@ -681,6 +681,43 @@ TEST_CASE("progress: the ETA weighs unfinished jobs by their label's cost per un
   CHECK(estimate_remaining_seconds(jobs, seconds, 2, {}) == Approx(left / 2));
 }
 
+TEST_CASE("store: merged jobs keep pointing at their own runs", "[store]") {
+  const std::string here = scratch("store_runs_here"), there = scratch("store_runs_there");
+  const auto run_named = [](const std::string& command) {
+    RunRecord r;
+    r.experiment = "exp";
+    r.command = command;
+    return r;
+  };
+  const auto job_of = [](int split, long run_id) {
+    JobRecord j;
+    j.key = {"exp", "boston", "linear", "abc", split};
+    j.method = "linear";
+    j.config = "cfg";
+    j.status = "ok";
+    j.run_id = run_id;
+    return j;
+  };
+  {
+    ResultsStore a(here);
+    a.record(job_of(0, a.begin_run(run_named("here 1"))));
+    a.begin_run(run_named("here 2"));
+  }
+  {
+    ResultsStore b(there);
+    b.record(job_of(1, b.begin_run(run_named("there 1"))));
+    b.record(job_of(2, b.begin_run(run_named("there 2"))));
+  }
+  ResultsStore a(here, false);
+  CHECK(a.merge_from(there) == 2);
+  std::map<long, std::string> command;
+  for (const auto& r : a.runs("exp")) command[r.run_id] = r.command;
+  CHECK(command.size() == 4);
+  std::map<int, std::string> run_of_split;
+  for (const auto& j : a.jobs("exp", false)) run_of_split[j.key.split] = command.at(j.run_id);
+  CHECK(run_of_split == std::map<int, std::string>{{0, "here 1"}, {1, "there 1"}, {2, "there 2"}});
+}
+
 TEST_CASE("store: round trip, replacement of failures, merge", "[store]") {
   const std::string dir_a = scratch("store_a"), dir_b = scratch("store_b");
   JobRecord job;

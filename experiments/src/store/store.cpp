@@ -688,13 +688,33 @@ long ResultsStore::merge_from(const std::string& other_results_dir, bool with_po
       copy("grid");
       copy("artifacts");
     }
-    exec("INSERT INTO main.jobs SELECT * FROM other.jobs WHERE " + new_jobs);
+    // The other store's runs get new numbers above every run number used here, and its jobs
+    // keep pointing at their own runs.
+    long offset = 0;
+    {
+      Statement top(db_,
+                    "SELECT max(coalesce((SELECT max(run_id) FROM main.runs), 0), "
+                    "coalesce((SELECT seq FROM main.sqlite_sequence WHERE name = 'runs'), 0))",
+                    path_);
+      if (top.step()) offset = top.integer(0);
+    }
+    std::string job_columns;
+    {
+      Statement columns(db_, "SELECT name FROM pragma_table_info('jobs', 'main') ORDER BY cid", path_);
+      while (columns.step()) {
+        const std::string name = columns.text(0);
+        job_columns +=
+            (job_columns.empty() ? "" : ", ") + (name == "run_id" ? "run_id + " + std::to_string(offset) : name);
+      }
+    }
+    exec("INSERT INTO main.jobs SELECT " + job_columns + " FROM other.jobs WHERE " + new_jobs);
     copied = sqlite3_changes(db_);
     exec(
-        "INSERT INTO main.runs (experiment, command, threads, shard, host, machine, code_version, "
-        "started_at, finished_at, jobs_planned, jobs_run, jobs_failed, wall_seconds) SELECT experiment, "
-        "command, threads, shard, host, machine, code_version, started_at, finished_at, jobs_planned, "
-        "jobs_run, jobs_failed, wall_seconds FROM other.runs");
+        "INSERT INTO main.runs (run_id, experiment, command, threads, shard, host, machine, code_version, "
+        "started_at, finished_at, jobs_planned, jobs_run, jobs_failed, wall_seconds) SELECT run_id + " +
+        std::to_string(offset) +
+        ", experiment, command, threads, shard, host, machine, code_version, started_at, finished_at, "
+        "jobs_planned, jobs_run, jobs_failed, wall_seconds FROM other.runs");
     exec("COMMIT");
   } catch (...) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
