@@ -74,11 +74,18 @@ Hyperparameters from_log_vector(const Eigen::VectorXd& theta, Eigen::Index input
 
 Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& theta,
                                  bool ard, bool with_gradient) {
+  EvidenceWorkspace workspace;
+  return log_marginal_likelihood(X, y, theta, ard, with_gradient, workspace);
+}
+
+Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& theta,
+                                 bool ard, bool with_gradient, EvidenceWorkspace& workspace) {
   Evidence e;
   const Eigen::Index n = X.rows();
   const Hyperparameters h = from_log_vector(theta, X.cols(), ard);
-  const NnKernelTerms terms = nn_kernel_terms(X, h.kernel);
-  Eigen::MatrixXd C;
+  NnKernelTerms& terms = workspace.terms;
+  nn_kernel_terms(X, h.kernel, terms);
+  Eigen::MatrixXd& C = workspace.C;
   if (!factorize(terms.kernel, h.noise_variance, C, e.jitter)) {
     e.ok = false;
     e.log_marginal_likelihood = -std::numeric_limits<double>::infinity();
@@ -169,8 +176,9 @@ StartResult optimize(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, bool ar
   if (!options.learn_signal_variance) lower[0] = upper[0] = theta[0];  // log signal variance held
   // A failed factorization or a non-finite evidence is handed to the line search as 1e300 with
   // a zero gradient; the gradient itself is not checked.
+  EvidenceWorkspace workspace;
   const auto negative_log_ml = [&](const Eigen::VectorXd& t, Eigen::VectorXd& gradient) {
-    const Evidence e = log_marginal_likelihood(X, y, t, ard);
+    const Evidence e = log_marginal_likelihood(X, y, t, ard, true, workspace);
     if (!e.ok) return std::numeric_limits<double>::infinity();
     gradient = -e.gradient;
     return -e.log_marginal_likelihood;

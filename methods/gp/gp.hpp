@@ -58,6 +58,15 @@ struct Evidence {
   double jitter = 0.0;
   bool ok = true;
 };
+// The n x n matrices of one evaluation, kept by a caller that evaluates many parameter values
+// (the optimizer): allocated once instead of three fresh n x n matrices per evaluation, whose
+// pages a thread other than the main one would otherwise map and fault in again each time.
+struct EvidenceWorkspace {
+  NnKernelTerms terms;
+  Eigen::MatrixXd C;  // K + noise I, its Cholesky factor, then the weights of the gradient
+};
+Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& theta,
+                                 bool ard, bool with_gradient, EvidenceWorkspace& workspace);
 Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& theta,
                                  bool ard, bool with_gradient = true);
 

@@ -26,11 +26,16 @@ Eigen::MatrixXd cross_quadratic(const Eigen::MatrixXd& A, const Eigen::MatrixXd&
 
 NnKernelTerms nn_kernel_terms(const Eigen::MatrixXd& X, const NnKernelParams& p) {
   NnKernelTerms t;
+  nn_kernel_terms(X, p, t);
+  return t;
+}
+
+void nn_kernel_terms(const Eigen::MatrixXd& X, const NnKernelParams& p, NnKernelTerms& t) {
   t.r = inverse_root_b(X, p);
   // 2 u_i'S u_j as one symmetric rank-d update of the lower triangle.
   const Eigen::Index n = X.rows();
   const Eigen::MatrixXd Xs = X * p.input_variances.cwiseSqrt().asDiagonal();
-  t.z = Eigen::MatrixXd::Constant(n, n, 2.0 * p.bias_variance);
+  t.z.setConstant(n, n, 2.0 * p.bias_variance);
   t.z.selfadjointView<Eigen::Lower>().rankUpdate(Xs, 2.0);
   t.kernel.resize(n, n);
   const double scale = p.signal_variance * kTwoOverPi;
@@ -39,7 +44,6 @@ NnKernelTerms nn_kernel_terms(const Eigen::MatrixXd& X, const NnKernelParams& p)
     z = (z * t.r.tail(n - j).array() * t.r[j]).cwiseMax(-1.0).cwiseMin(1.0);
     t.kernel.col(j).tail(n - j) = scale * z.unaryExpr(VectorizedAsin{}).matrix();
   }
-  return t;
 }
 
 Eigen::MatrixXd nn_kernel_cross(const Eigen::MatrixXd& X_test, const Eigen::MatrixXd& X_train,

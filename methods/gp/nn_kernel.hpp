@@ -24,6 +24,9 @@ struct NnKernelTerms {
 };
 
 NnKernelTerms nn_kernel_terms(const Eigen::MatrixXd& X, const NnKernelParams& p);
+// The same into `terms`, reusing its matrices when they have the size already (an optimizer
+// evaluating many parameter values allocates its n x n matrices once).
+void nn_kernel_terms(const Eigen::MatrixXd& X, const NnKernelParams& p, NnKernelTerms& terms);
 Eigen::MatrixXd nn_kernel_cross(const Eigen::MatrixXd& X_test, const Eigen::MatrixXd& X_train, const NnKernelParams& p);
 Eigen::VectorXd nn_kernel_diagonal(const Eigen::MatrixXd& X, const NnKernelParams& p);
 

@@ -16,7 +16,7 @@ double cpu_seconds(clockid_t clock) {
 
 }  // namespace
 
-TeamSize::TeamSize(int threads) : saved_(omp_get_max_threads()), set_(threads > 1) {
+TeamSize::TeamSize(int threads) : saved_(omp_get_max_threads()), set_(threads >= 1) {
   if (set_) omp_set_num_threads(threads);
 }
 

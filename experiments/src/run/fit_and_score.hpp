@@ -19,7 +19,9 @@ struct FitAndScore {
   long non_finite = 0;           // test points whose prediction is not finite
 };
 
-// The calling thread's OpenMP team size for a scope (`threads` > 1; else unchanged).
+// The calling thread's OpenMP team size for a scope (`threads` >= 1; else unchanged): a team
+// the job's own code starts (run_pieces outside the workers' team) gets at most that many
+// threads, so `--threads 1` runs a lone job's pieces on one thread too.
 class TeamSize {
  public:
   explicit TeamSize(int threads);
