@@ -53,8 +53,10 @@ int main(int argc, char** argv) {
               << "; GP results may differ in the last digits from other machines\n";
   // ... and the same order of the sums in Eigen's matrix products (product_blocking.hpp).
   bnn::product_blocking::pin();
-  // Methods allocate and free many matrices of the same large size (e.g. n x n kernels in
-  // every optimizer step): keep them in the heap instead of mapping fresh pages each time.
+  // Methods allocate and free many matrices of the same large size: keep them in the heap
+  // instead of mapping fresh pages each time. (This holds for the main thread's arena; the
+  // arenas of other threads, where jobs run, map and drop 64 MB heaps as blocks come and go,
+  // so a method keeps its largest per-step matrices in a workspace: gp::EvidenceWorkspace.)
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   std::vector<std::string> args(argv + 1, argv + argc);
