@@ -38,6 +38,12 @@ DenseNetwork random_network(Eigen::Index outputs, Rng& rng) {
   return net;
 }
 
+DenseNetwork32 rounded_to_float(const DenseNetwork& net) {
+  DenseNetwork32 out(net.shape);
+  out.theta = net.theta.cast<float>();
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("dense network with dropout: MC dropout's loss gradient matches finite differences", "[mc-dropout]") {
@@ -60,6 +66,18 @@ TEST_CASE("dense network with dropout: MC dropout's loss gradient matches finite
     return mc_dropout::batch_loss(moved, X, y, masks, decay, c, g);
   };
   CHECK(test::close_to(gradient, test::numeric_gradient(loss_at, net.theta, 1e-6), 1e-6, 1e-8));
+
+  // The float32 instantiation, which trains, gives the same loss and gradient to float precision.
+  const DenseNetwork32 net32 = rounded_to_float(net);
+  DropoutMasks32 masks32{masks.input.cast<float>(), masks.hidden.cast<float>()};
+  DenseCache32 cache32;
+  Eigen::VectorXf gradient32;
+  const double loss32 = mc_dropout::batch_loss(net32, DenseInput<float>(X.cast<float>()),
+                                               Eigen::VectorXf(y.cast<float>()), masks32, decay, cache32, gradient32);
+  CHECK(loss32 == Approx(mc_dropout::batch_loss(net, X, y, masks, decay, cache, gradient)).epsilon(1e-5));
+  CHECK(test::close_to(Eigen::VectorXd(gradient32.cast<double>()), gradient, 1e-5, 1e-6));
+  // A float32 gradient is not the double one: the instantiations really differ.
+  CHECK((gradient32.cast<double>() - gradient).cwiseAbs().maxCoeff() > 0.0);
 }
 
 TEST_CASE("dense network: the input gradient matches finite differences", "[deep-ensemble]") {
@@ -138,7 +156,7 @@ TEST_CASE("dropout masks drop at rate p and scale the kept units by 1/(1 - p)", 
 
 TEST_CASE("MC dropout's log-likelihood equals Gal & Ghahramani's formula computed directly", "[mc-dropout]") {
   Rng rng(7);
-  const DenseNetwork net = random_network(1, rng);
+  const DenseNetwork32 net = rounded_to_float(random_network(1, rng));
   const Eigen::MatrixXd X = test::random_matrix(11, 3, rng);
   const Eigen::VectorXd y = test::random_vector(11, rng);
   const double p = 0.2, tau = 3.0;
@@ -208,7 +226,7 @@ TEST_CASE("draws predictive: the 95% interval test by one cdf agrees with the tw
   CHECK(outside > 100);
 }
 
-TEST_CASE("MC dropout with p = 0 is a plain network trained by the same Adam, bit for bit", "[mc-dropout]") {
+TEST_CASE("MC dropout with p = 0 is a plain float32 network trained by the same Adam, bit for bit", "[mc-dropout]") {
   Rng data_rng(9);
   const RegressionData data = toy_data(150, data_rng);
   mc_dropout::Options options;
@@ -219,22 +237,24 @@ TEST_CASE("MC dropout with p = 0 is a plain network trained by the same Adam, bi
   options.taus = {4.0};
   options.samples = 3;
   Rng rng(10);
-  const DenseNetwork trained = mc_dropout::train(data, options, {0.0, 4.0}, rng);
+  const DenseNetwork32 trained = mc_dropout::train(data, options, {0.0, 4.0}, rng);
 
   Rng plain_rng(10);
-  DenseNetwork plain = DenseNetwork::glorot_uniform({3, 8, 1}, plain_rng);
-  AdamState adam(Adam{options.learning_rate}, plain.theta.size());
+  DenseNetwork32 plain = DenseNetwork32::glorot_uniform({3, 8, 1}, plain_rng);
+  AdamState32 adam(Adam{options.learning_rate}, plain.theta.size());
   const double decay = 1e-4 * 1.0 / (2.0 * 150.0 * 4.0);  // l^2 (1 - p) / (2 N tau)
-  DenseCache cache;
+  DenseCache32 cache;
+  const Eigen::MatrixXf X32 = data.X.cast<float>();
+  const Eigen::VectorXf y32 = data.y.cast<float>();
   for (int epoch = 0; epoch < 5; ++epoch)
-    for_each_minibatch(data.X, data.y, 32, plain_rng, [&](const Eigen::MatrixXd& Xb, const Eigen::VectorXd& yb) {
+    for_each_minibatch(X32, y32, 32, plain_rng, [&](const Eigen::MatrixXf& Xb, const Eigen::VectorXf& yb) {
       dense_forward(plain, Xb, {}, cache);
-      const Eigen::VectorXd r = cache.output.col(0) - yb;
-      Eigen::VectorXd g;
-      dense_backward(plain, cache, {}, (2.0 / static_cast<double>(Xb.rows())) * r, g, nullptr);
+      const Eigen::VectorXf r = cache.output.col(0) - yb;
+      Eigen::VectorXf g;
+      dense_backward(plain, cache, {}, static_cast<float>(2.0 / static_cast<double>(Xb.rows())) * r, g, nullptr);
       const Eigen::Index w1 = plain.b1_offset(), w2 = plain.W2_offset(), n2 = plain.b2_offset() - w2;
-      g.head(w1) += 2.0 * decay * plain.theta.head(w1);
-      g.segment(w2, n2) += 2.0 * decay * plain.theta.segment(w2, n2);
+      g.head(w1) += static_cast<float>(2.0 * decay) * plain.theta.head(w1);
+      g.segment(w2, n2) += static_cast<float>(2.0 * decay) * plain.theta.segment(w2, n2);
       adam.step(plain.theta, g);
     });
   CHECK(mc_dropout::weight_decay(options, {0.0, 4.0}, 150) == decay);
@@ -244,7 +264,7 @@ TEST_CASE("MC dropout with p = 0 is a plain network trained by the same Adam, bi
   Rng fit_rng(10);
   const auto model = mc_dropout::fit(data, options, fit_rng);
   const auto predictive = model.predict(data.X.topRows(3));
-  dense_forward(plain, data.X.topRows(3), {}, cache);
+  dense_forward(plain, X32.topRows(3), {}, cache);
   for (Eigen::Index i = 0; i < 3; ++i) CHECK(predictive->mean(i) == Approx(cache.output(i, 0)).epsilon(1e-13));
 }
 

@@ -213,6 +213,32 @@ TEST_CASE("log marginal likelihood gradient matches finite differences", "[gp]")
   }
 }
 
+TEST_CASE("one evidence workspace reused across parameter values gives a fresh evaluation's bits", "[gp]") {
+  Rng rng(31);
+  const RegressionData data = sine_data(60, 3, rng);
+  for (bool ard : {false, true}) {
+    Hyperparameters a, b;
+    a.kernel = params(3);
+    a.noise_variance = 0.05;
+    b.kernel = params(3);
+    b.kernel.signal_variance *= 3.0;
+    b.kernel.input_variances *= 0.5;
+    b.noise_variance = 0.4;
+    const Eigen::VectorXd theta_a = to_log_vector(a, ard), theta_b = to_log_vector(b, ard);
+    EvidenceWorkspace workspace;
+    // In the optimizer's order: values with and without the gradient, a value seen before.
+    for (const auto& [theta, with_gradient] :
+         {std::pair{theta_a, true}, std::pair{theta_b, false}, std::pair{theta_a, false}, std::pair{theta_b, true}}) {
+      const Evidence reused = log_marginal_likelihood(data.X, data.y, theta, ard, with_gradient, workspace);
+      const Evidence fresh = log_marginal_likelihood(data.X, data.y, theta, ard, with_gradient);
+      INFO("ard " << ard << ", gradient " << with_gradient);
+      CHECK(reused.log_marginal_likelihood == fresh.log_marginal_likelihood);
+      CHECK(reused.gradient.size() == fresh.gradient.size());
+      CHECK((reused.gradient.array() == fresh.gradient.array()).all());
+    }
+  }
+}
+
 TEST_CASE("log marginal likelihood equals the dense Gaussian density", "[gp]") {
   Rng rng(4);
   const RegressionData data = sine_data(25, 2, rng);

@@ -404,6 +404,79 @@ TEST_CASE("random_permutation is a uniform permutation", "[rng]") {
   CHECK(std::abs(zero_first - 5000) < 5.0 * std::sqrt(20000 * 0.25 * 0.75));
 }
 
+TEST_CASE("xoshiro128** gives the outputs its definition gives by hand", "[rng]") {
+  // From state {1, 2, 3, 4}: rotl(2 * 5, 7) * 9 = 11520; the state becomes {7, 0, 1026, 12288},
+  // giving 0; then {12295, 1029, 1029, 25165824}, giving rotl(1029 * 5, 7) * 9 = 5927040.
+  std::uint32_t s[4] = {1, 2, 3, 4};
+  CHECK(bnn::xoshiro128ss_next(s) == 11520U);
+  CHECK((s[0] == 7U && s[1] == 0U && s[2] == 1026U && s[3] == 12288U));
+  CHECK(bnn::xoshiro128ss_next(s) == 0U);
+  CHECK((s[0] == 12295U && s[1] == 1029U && s[2] == 1029U && s[3] == 25165824U));
+  CHECK(bnn::xoshiro128ss_next(s) == 5927040U);
+}
+
+TEST_CASE("fill_uniform32 interleaves xoshiro128** lanes seeded by SplitMix64, for any count", "[rng]") {
+  const std::uint64_t seed = 0x0123456789ABCDEFULL;
+  constexpr int L = bnn::kUniform32Lanes;
+  const std::size_t n = 8 * 125 + 5;  // a tail shorter than one step of the lanes
+  std::vector<std::uint32_t> out(n);
+  bnn::fill_uniform32(out.data(), n, seed);
+  // The vectorized lanes against the scalar generator, lane by lane.
+  for (int j = 0; j < L; ++j) {
+    const std::uint64_t a = bnn::splitmix64(seed + static_cast<std::uint64_t>(2 * j) * 0x9E3779B97F4A7C15ULL);
+    const std::uint64_t b = bnn::splitmix64(seed + static_cast<std::uint64_t>(2 * j + 1) * 0x9E3779B97F4A7C15ULL);
+    std::uint32_t s[4] = {static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(a >> 32),
+                          static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b >> 32)};
+    int mismatches = 0;
+    for (std::size_t k = static_cast<std::size_t>(j); k < n; k += L) mismatches += out[k] != bnn::xoshiro128ss_next(s);
+    CHECK(mismatches == 0);
+  }
+  // A shorter fill is a prefix of a longer one; another seed gives another stream.
+  std::vector<std::uint32_t> shorter(13);
+  bnn::fill_uniform32(shorter.data(), shorter.size(), seed);
+  CHECK(std::equal(shorter.begin(), shorter.end(), out.begin()));
+  std::vector<std::uint32_t> other(n);
+  bnn::fill_uniform32(other.data(), n, seed + 1);
+  int equal = 0;
+  for (std::size_t k = 0; k < n; ++k) equal += out[k] == other[k];
+  CHECK(equal < 3);
+}
+
+TEST_CASE("fill_uniform32 is uniform and its neighbours, within and across lanes, are uncorrelated", "[rng]") {
+  const std::size_t n = 1 << 20;
+  std::vector<std::uint32_t> u(n);
+  bnn::fill_uniform32(u.data(), n, 42);
+  // Chi-square over the top 6 bits (64 cells, 63 degrees of freedom): the 0.9999 quantile is 116.
+  std::vector<double> cells(64, 0.0);
+  for (std::uint32_t x : u) cells[x >> 26] += 1.0;
+  const double expected = static_cast<double>(n) / 64.0;
+  double chi2 = 0.0;
+  for (double c : cells) chi2 += (c - expected) * (c - expected) / expected;
+  CHECK(chi2 < 116.0);
+  // Lag 1 pairs values of neighbouring lanes, lag 8 successive values of one lane; each
+  // correlation has sd 1/sqrt(n) ~ 0.001.
+  const auto correlation = [&](std::size_t lag) {
+    double sxy = 0.0, sx = 0.0, sxx = 0.0;
+    for (std::size_t k = 0; k + lag < n; ++k) {
+      const double x = u[k] * 0x1.0p-32 - 0.5, y = u[k + lag] * 0x1.0p-32 - 0.5;
+      sxy += x * y;
+      sx += x;
+      sxx += x * x;
+    }
+    const double m = static_cast<double>(n - lag);
+    return (sxy / m - (sx / m) * (sx / m)) / (sxx / m - (sx / m) * (sx / m));
+  };
+  for (std::size_t lag : {1u, 7u, 8u, 16u}) {
+    INFO("lag " << lag);
+    CHECK(std::abs(correlation(lag)) < 0.005);
+  }
+  // Drop decisions at p = 0.005, the smallest grid rate: the rate of 2^20 draws within 5 sd.
+  const auto threshold = static_cast<std::uint32_t>(0.005 * 4294967296.0);
+  const double dropped =
+      static_cast<double>(std::count_if(u.begin(), u.end(), [&](std::uint32_t x) { return x < threshold; }));
+  CHECK(std::abs(dropped - 0.005 * n) < 5.0 * std::sqrt(n * 0.005 * 0.995));
+}
+
 TEST_CASE("derive_seed is stable and separates labels and indices", "[rng]") {
   // Pinned values (computed once): seeds of published experiments must never change.
   CHECK(bnn::derive_seed(12345, "boston") == 17154389605181203496ULL);

@@ -14,27 +14,32 @@ struct Adam {
   double epsilon = 1e-8;  // Torch's and Keras 1-2.0's default
 };
 
-// The moment estimates of one parameter vector; step() moves it against a gradient.
-class AdamState {
+// The moment estimates of one parameter vector; step() moves it against a gradient. The step
+// size is computed in double, the update in Scalar (float32 for a network Keras would train).
+template <class Scalar>
+class BasicAdamState {
  public:
-  AdamState(const Adam& settings, Eigen::Index parameters)
-      : settings_(settings), m_(Eigen::VectorXd::Zero(parameters)), v_(Eigen::VectorXd::Zero(parameters)) {}
+  using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+  BasicAdamState(const Adam& settings, Eigen::Index parameters)
+      : settings_(settings), m_(Vector::Zero(parameters)), v_(Vector::Zero(parameters)) {}
 
-  void step(Eigen::VectorXd& w, const Eigen::VectorXd& gradient) {
+  void step(Vector& w, const Vector& gradient) {
     ++t_;
-    const double b1 = settings_.beta1, b2 = settings_.beta2;
-    const double rate = settings_.learning_rate * std::sqrt(1.0 - std::pow(b2, static_cast<double>(t_))) /
-                        (1.0 - std::pow(b1, static_cast<double>(t_)));
-    m_ = b1 * m_ + (1.0 - b1) * gradient;
-    v_ = b2 * v_ + (1.0 - b2) * gradient.cwiseAbs2();
-    w.array() -= rate * m_.array() / (v_.array().sqrt() + settings_.epsilon);
+    const double rate = settings_.learning_rate * std::sqrt(1.0 - std::pow(settings_.beta2, static_cast<double>(t_))) /
+                        (1.0 - std::pow(settings_.beta1, static_cast<double>(t_)));
+    const auto b1 = static_cast<Scalar>(settings_.beta1), b2 = static_cast<Scalar>(settings_.beta2);
+    m_ = b1 * m_ + (Scalar(1) - b1) * gradient;
+    v_ = b2 * v_ + (Scalar(1) - b2) * gradient.cwiseAbs2();
+    w.array() -= static_cast<Scalar>(rate) * m_.array() / (v_.array().sqrt() + static_cast<Scalar>(settings_.epsilon));
   }
   long steps() const { return t_; }
 
  private:
   Adam settings_;
-  Eigen::VectorXd m_, v_;
+  Vector m_, v_;
   long t_ = 0;
 };
+using AdamState = BasicAdamState<double>;
+using AdamState32 = BasicAdamState<float>;
 
 }  // namespace bnn

@@ -8,12 +8,13 @@
 
 namespace bnn {
 
-template <class Step>
-void for_each_minibatch(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, Eigen::Index batch_size, Rng& rng,
+template <class Scalar, class Step>
+void for_each_minibatch(const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>& X,
+                        const Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& y, Eigen::Index batch_size, Rng& rng,
                         Step&& step) {
   const auto order = random_permutation(rng, static_cast<std::size_t>(X.rows()));
-  Eigen::MatrixXd Xb;
-  Eigen::VectorXd yb;
+  Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> Xb;
+  Eigen::Matrix<Scalar, Eigen::Dynamic, 1> yb;
   for (Eigen::Index start = 0; start < X.rows(); start += batch_size) {
     const Eigen::Index rows = std::min(batch_size, X.rows() - start);
     Xb.resize(rows, X.cols());

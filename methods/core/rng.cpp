@@ -7,17 +7,47 @@
 #include <numeric>
 
 namespace bnn {
+namespace {
+// Eight 32-bit lanes (GCC's vector extension: AVX2 registers where the target has them).
+using Lanes = std::uint32_t __attribute__((vector_size(4 * kUniform32Lanes)));
+static_assert(sizeof(Lanes) == 4 * kUniform32Lanes);
+
+inline Lanes rotl_lanes(Lanes x, int k) { return (x << k) | (x >> (32 - k)); }
+}  // namespace
+
 void fill_uniform32(std::uint32_t* out, std::size_t count, std::uint64_t seed) {
-  // Output j of the stream is splitmix64(seed + j gamma): independent iterations that vectorize.
-  // Written as whole 64-bit words (low half first on a little-endian machine), which the
-  // compiler vectorizes better than pairs of 32-bit stores.
-  static_assert(std::endian::native == std::endian::little);
-  const std::size_t pairs = count / 2;
-  for (std::size_t j = 0; j < pairs; ++j) {
-    const std::uint64_t bits = splitmix64(seed + j * 0x9E3779B97F4A7C15ULL);
-    std::memcpy(out + 2 * j, &bits, sizeof bits);
+  constexpr int L = kUniform32Lanes;
+  Lanes s0{}, s1{}, s2{}, s3{};
+  for (int j = 0; j < L; ++j) {
+    const std::uint64_t a = splitmix64(seed + static_cast<std::uint64_t>(2 * j) * 0x9E3779B97F4A7C15ULL);
+    const std::uint64_t b = splitmix64(seed + static_cast<std::uint64_t>(2 * j + 1) * 0x9E3779B97F4A7C15ULL);
+    s0[j] = static_cast<std::uint32_t>(a);
+    s1[j] = static_cast<std::uint32_t>(a >> 32);
+    s2[j] = static_cast<std::uint32_t>(b);
+    s3[j] = static_cast<std::uint32_t>(b >> 32);
+    if ((a | b) == 0) s0[j] = 1;  // the one state xoshiro cannot leave
   }
-  if (count % 2 == 1) out[count - 1] = static_cast<std::uint32_t>(splitmix64(seed + pairs * 0x9E3779B97F4A7C15ULL));
+  // xoshiro128ss_next on all lanes at once.
+  const auto step = [&]() {
+    const Lanes result = rotl_lanes(s1 * 5U, 7) * 9U;
+    const Lanes t = s1 << 9;
+    s2 ^= s0;
+    s3 ^= s1;
+    s1 ^= s2;
+    s0 ^= s3;
+    s2 ^= t;
+    s3 = rotl_lanes(s3, 11);
+    return result;
+  };
+  std::size_t k = 0;
+  for (; k + L <= count; k += L) {
+    const Lanes r = step();
+    std::memcpy(out + k, &r, sizeof r);
+  }
+  if (k < count) {
+    const Lanes r = step();
+    std::memcpy(out + k, &r, (count - k) * sizeof(std::uint32_t));
+  }
 }
 
 double uniform01(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }

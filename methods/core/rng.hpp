@@ -3,6 +3,7 @@
 // reference; there is no global state. The engine (mt19937_64) is fully specified by the C++
 // standard and the transforms below are our own, so a seed gives the same stream with any
 // standard library.
+#include <bit>
 #include <cstdint>
 #include <random>
 #include <string_view>
@@ -34,8 +35,23 @@ inline std::uint64_t splitmix64(std::uint64_t x) {
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
   return x ^ (x >> 31);
 }
-// `count` uniform 32-bit integers: the halves (low first) of the SplitMix64 stream from state
-// `seed`. A fast stream for many cheap decisions (dropout masks), seeded by one draw of an Rng.
+// One step of xoshiro128** (Blackman & Vigna 2018) on state s: returns the output, advances s.
+inline std::uint32_t xoshiro128ss_next(std::uint32_t s[4]) {
+  const std::uint32_t result = std::rotl(s[1] * 5U, 7) * 9U;
+  const std::uint32_t t = s[1] << 9;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = std::rotl(s[3], 11);
+  return result;
+}
+// Lanes of fill_uniform32: independent streams run side by side, which vectorizes.
+inline constexpr int kUniform32Lanes = 8;
+// `count` uniform 32-bit integers, out[8 k + j] being output k of lane j: lane j a xoshiro128**
+// stream whose state is the next two SplitMix64 outputs from state `seed` (low half first). A
+// fast stream for many cheap decisions (dropout masks), seeded by one draw of an Rng.
 void fill_uniform32(std::uint32_t* out, std::size_t count, std::uint64_t seed);
 
 // Stable 64-bit hashing used to derive seeds: FNV-1a over bytes, finished with SplitMix64.

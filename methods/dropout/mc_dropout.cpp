@@ -52,37 +52,46 @@ double weight_decay(const Options& options, const Setting& setting, Eigen::Index
          (2.0 * static_cast<double>(n) * setting.tau);
 }
 
-double batch_loss(const DenseNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
-                  const DropoutMasks& masks, double decay, DenseCache& cache, Eigen::VectorXd& gradient) {
+template <class Scalar>
+double batch_loss(const BasicDenseNetwork<Scalar>& net, const DenseInput<Scalar>& X,
+                  const Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& y, const BasicDropoutMasks<Scalar>& masks,
+                  double decay, BasicDenseCache<Scalar>& cache, Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& gradient) {
   dense_forward(net, X, masks, cache);
-  const Eigen::VectorXd residual = cache.output.col(0) - y;
+  const Eigen::Matrix<Scalar, Eigen::Dynamic, 1> residual = cache.output.col(0) - y;
   const double n = static_cast<double>(X.rows());
-  const Eigen::MatrixXd d_output = (2.0 / n) * residual;
+  const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> d_output = static_cast<Scalar>(2.0 / n) * residual;
   dense_backward(net, cache, masks, d_output, gradient, nullptr);
   const Eigen::Index w1 = net.b1_offset(), w2 = net.W2_offset(), w2_size = net.b2_offset() - w2;
-  gradient.head(w1) += 2.0 * decay * net.theta.head(w1);
-  gradient.segment(w2, w2_size) += 2.0 * decay * net.theta.segment(w2, w2_size);
-  return residual.squaredNorm() / n +
-         decay * (net.theta.head(w1).squaredNorm() + net.theta.segment(w2, w2_size).squaredNorm());
+  const auto twice_decay = static_cast<Scalar>(2.0 * decay);
+  gradient.head(w1) += twice_decay * net.theta.head(w1);
+  gradient.segment(w2, w2_size) += twice_decay * net.theta.segment(w2, w2_size);
+  return static_cast<double>(residual.squaredNorm()) / n +
+         decay * static_cast<double>(net.theta.head(w1).squaredNorm() + net.theta.segment(w2, w2_size).squaredNorm());
 }
+template double batch_loss<double>(const DenseNetwork&, const DenseInput<double>&, const Eigen::VectorXd&,
+                                   const DropoutMasks&, double, DenseCache&, Eigen::VectorXd&);
+template double batch_loss<float>(const DenseNetwork32&, const DenseInput<float>&, const Eigen::VectorXf&,
+                                  const DropoutMasks32&, double, DenseCache32&, Eigen::VectorXf&);
 
-DenseNetwork train(const RegressionData& data, const Options& options, const Setting& setting, Rng& rng) {
-  DenseNetwork net = DenseNetwork::glorot_uniform({data.X.cols(), options.hidden_units, 1}, rng);
-  AdamState adam(Adam{options.learning_rate}, net.theta.size());
-  const double decay = weight_decay(options, setting, data.X.rows());
-  DenseCache cache;
-  DropoutMasks masks;
-  Eigen::VectorXd gradient;
+DenseNetwork32 train(const RegressionData& data, const Options& options, const Setting& setting, Rng& rng) {
+  const Eigen::MatrixXf X = data.X.cast<float>();
+  const Eigen::VectorXf y = data.y.cast<float>();
+  DenseNetwork32 net = DenseNetwork32::glorot_uniform({X.cols(), options.hidden_units, 1}, rng);
+  AdamState32 adam(Adam{options.learning_rate}, net.theta.size());
+  const double decay = weight_decay(options, setting, X.rows());
+  DenseCache32 cache;
+  DropoutMasks32 masks;
+  std::vector<std::uint32_t> uniforms;
+  Eigen::VectorXf gradient;
   for (int epoch = 0; epoch < options.epochs; ++epoch)
-    for_each_minibatch(data.X, data.y, options.batch_size, rng,
-                       [&](const Eigen::MatrixXd& Xb, const Eigen::VectorXd& yb) {
-                         if (setting.dropout > 0.0) {  // p = 0 draws nothing: a plain network, bit for bit
-                           draw_dropout_mask(Xb.rows(), Xb.cols(), setting.dropout, rng, masks.input);
-                           draw_dropout_mask(Xb.rows(), options.hidden_units, setting.dropout, rng, masks.hidden);
-                         }
-                         batch_loss(net, Xb, yb, masks, decay, cache, gradient);
-                         adam.step(net.theta, gradient);
-                       });
+    for_each_minibatch(X, y, options.batch_size, rng, [&](const Eigen::MatrixXf& Xb, const Eigen::VectorXf& yb) {
+      if (setting.dropout > 0.0) {  // p = 0 draws nothing: a plain network, bit for bit
+        draw_dropout_mask(Xb.rows(), Xb.cols(), setting.dropout, rng, masks.input, uniforms);
+        draw_dropout_mask(Xb.rows(), Eigen::Index{options.hidden_units}, setting.dropout, rng, masks.hidden, uniforms);
+      }
+      batch_loss(net, Xb, yb, masks, decay, cache, gradient);
+      adam.step(net.theta, gradient);
+    });
   return net;
 }
 
@@ -92,24 +101,24 @@ namespace {
 constexpr Eigen::Index kRowBlock = 256;
 
 struct PassWorkspace {
-  Eigen::MatrixXd input, hidden;
+  Eigen::MatrixXf input, hidden;
   std::vector<std::uint32_t> uniforms;
 };
 
 // One stochastic pass (dropout on) over the rows of X, block by block: out[i] = f_t(x_i).
-void stochastic_pass(const DenseNetwork& net, const Eigen::MatrixXd& X, double dropout, Rng& rng, PassWorkspace& ws,
-                     Eigen::Ref<Eigen::VectorXd> out) {
+void stochastic_pass(const DenseNetwork32& net, const Eigen::MatrixXf& X, double dropout, Rng& rng, PassWorkspace& ws,
+                     Eigen::Ref<Eigen::VectorXf> out) {
   const auto W1 = net.W1();
   const auto b1 = net.b1();
   const auto w2 = net.W2().col(0);
-  const double b2 = net.b2()[0];
+  const float b2 = net.b2()[0];
   for (Eigen::Index start = 0; start < X.rows(); start += kRowBlock) {
     const Eigen::Index rows = std::min(kRowBlock, X.rows() - start);
     ws.input = X.middleRows(start, rows);
     if (dropout > 0.0) apply_dropout(ws.input.data(), ws.input.size(), dropout, rng, ws.uniforms);
     ws.hidden.noalias() = ws.input * W1;
     ws.hidden.rowwise() += b1;
-    ws.hidden = ws.hidden.cwiseMax(0.0);
+    ws.hidden = ws.hidden.cwiseMax(0.0F);
     if (dropout > 0.0) apply_dropout(ws.hidden.data(), ws.hidden.size(), dropout, rng, ws.uniforms);
     out.segment(start, rows).noalias() = ws.hidden * w2;
     out.segment(start, rows).array() += b2;
@@ -117,34 +126,38 @@ void stochastic_pass(const DenseNetwork& net, const Eigen::MatrixXd& X, double d
 }
 
 // Runs `passes` stochastic passes in blocks of passes; sink(first_pass, block) gets rows x
-// passes-in-block.
+// passes-in-block, in double.
 template <class Sink>
-void run_passes(const DenseNetwork& net, const Eigen::MatrixXd& X, double dropout, int passes, int block, Rng& rng,
+void run_passes(const DenseNetwork32& net, const Eigen::MatrixXd& X, double dropout, int passes, int block, Rng& rng,
                 Sink&& sink) {
+  const Eigen::MatrixXf X32 = X.cast<float>();
   PassWorkspace ws;
-  Eigen::MatrixXd outputs(X.rows(), std::min(block, passes));
+  Eigen::MatrixXf outputs(X.rows(), std::min(block, passes));
+  Eigen::MatrixXd widened(X.rows(), outputs.cols());
   for (int first = 0; first < passes; first += block) {
     const int count = std::min(block, passes - first);
-    for (int t = 0; t < count; ++t) stochastic_pass(net, X, dropout, rng, ws, outputs.col(t));
-    sink(first, outputs.leftCols(count));
+    for (int t = 0; t < count; ++t) stochastic_pass(net, X32, dropout, rng, ws, outputs.col(t));
+    widened.leftCols(count) = outputs.leftCols(count).cast<double>();
+    sink(first, widened.leftCols(count));
   }
 }
 }  // namespace
 
-Draws stochastic_outputs(const DenseNetwork& net, const Eigen::MatrixXd& X, double dropout, int passes, Rng& rng) {
+Draws stochastic_outputs(const DenseNetwork32& net, const Eigen::MatrixXd& X, double dropout, int passes, Rng& rng) {
   Draws all(X.rows(), passes);
   run_passes(net, X, dropout, passes, kPassBlock, rng,
              [&](int first, const auto& block) { all.middleCols(first, block.cols()) = block; });
   return all;
 }
 
-double mean_log_likelihood(const DenseNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y, double dropout,
-                           double noise_variance, int passes, Rng& rng) {
+double mean_log_likelihood(const DenseNetwork32& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
+                           double dropout, double noise_variance, int passes, Rng& rng) {
   // A running log-sum-exp per row: its largest term so far and the sum of exp(term - largest).
   Eigen::ArrayXd largest = Eigen::ArrayXd::Constant(X.rows(), -std::numeric_limits<double>::infinity());
   Eigen::ArrayXd sum = Eigen::ArrayXd::Zero(X.rows());
+  Eigen::ArrayXXd terms;  // kept across blocks: a fresh rows x 128 array each block would be mapped and faulted in
   run_passes(net, X, dropout, passes, kPassBlock, rng, [&](int, const auto& block) {
-    const Eigen::ArrayXXd terms = (-0.5 / noise_variance) * (block.array().colwise() - y.array()).square();
+    terms = (-0.5 / noise_variance) * (block.array().colwise() - y.array()).square();
     const Eigen::ArrayXd block_max = terms.rowwise().maxCoeff();
     const Eigen::ArrayXd new_largest = largest.max(block_max);
     sum = sum * (largest - new_largest).exp() + (terms.colwise() - new_largest).exp().rowwise().sum();
@@ -185,7 +198,7 @@ Model fit(const RegressionData& train_data, const Validated<Options>& validated,
     double best_ll = -std::numeric_limits<double>::infinity();
     for (double p : options.dropout_rates)
       for (double tau : taus) {
-        const DenseNetwork net = train(fit_part, options, {p, tau}, rng);
+        const DenseNetwork32 net = train(fit_part, options, {p, tau}, rng);
         const double ll =
             mean_log_likelihood(net, validation.X, validation.y, p, noise_variance(tau), options.samples, rng);
         if (ll > best_ll) {  // the first of equals wins; a NaN never does
@@ -202,7 +215,7 @@ Model fit(const RegressionData& train_data, const Validated<Options>& validated,
   }
   const double grid_seconds = seconds_since(grid_start);
   const auto refit_start = std::chrono::steady_clock::now();
-  DenseNetwork net = train(train_data, options, best, rng);
+  DenseNetwork32 net = train(train_data, options, best, rng);
   report.diagnostics.push_back({"dropout", best.dropout});
   report.diagnostics.push_back({"tau", best.tau});
   report.diagnostics.push_back({"grid_seconds", grid_seconds});

@@ -54,26 +54,30 @@ struct Setting {
 // plus reg times the squared weights (biases not decayed).
 double weight_decay(const Options& options, const Setting& setting, Eigen::Index n);
 
-// The training loss of one batch and its gradient under the given dropout masks.
-double batch_loss(const DenseNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
-                  const DropoutMasks& masks, double decay, DenseCache& cache, Eigen::VectorXd& gradient);
+// The training loss of one batch and its gradient under the given dropout masks. Training runs
+// in float32, as Keras does; double serves the finite-difference test of the same code.
+template <class Scalar>
+double batch_loss(const BasicDenseNetwork<Scalar>& net, const DenseInput<Scalar>& X,
+                  const Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& y, const BasicDropoutMasks<Scalar>& masks,
+                  double decay, BasicDenseCache<Scalar>& cache, Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& gradient);
 
-// Trains a network on (X, y) with the setting's dropout and weight decay.
-DenseNetwork train(const RegressionData& data, const Options& options, const Setting& setting, Rng& rng);
+// Trains a network on (X, y) with the setting's dropout and weight decay, in float32.
+DenseNetwork32 train(const RegressionData& data, const Options& options, const Setting& setting, Rng& rng);
 
 // Outputs of `passes` stochastic forward passes at the rows of X: column t is pass t (row-major:
 // what the predictive scores point by point, filled without a copy).
 using Draws = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-Draws stochastic_outputs(const DenseNetwork& net, const Eigen::MatrixXd& X, double dropout, int passes, Rng& rng);
+Draws stochastic_outputs(const DenseNetwork32& net, const Eigen::MatrixXd& X, double dropout, int passes, Rng& rng);
 
 // Mean over the rows of log (1/T) sum_t N(y_i | f_t(x_i), v): the test log-likelihood of Gal &
-// Ghahramani's code, with T passes run in blocks so memory stays linear in the rows.
-double mean_log_likelihood(const DenseNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y, double dropout,
-                           double noise_variance, int passes, Rng& rng);
+// Ghahramani's code, with T passes run in blocks so memory stays linear in the rows (the sums
+// in double).
+double mean_log_likelihood(const DenseNetwork32& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
+                           double dropout, double noise_variance, int passes, Rng& rng);
 
 class Model final : public ModelBase {
  public:
-  Model(DenseNetwork net, double dropout, double noise_variance, int samples, std::uint64_t seed, FitReport report)
+  Model(DenseNetwork32 net, double dropout, double noise_variance, int samples, std::uint64_t seed, FitReport report)
       : ModelBase(std::move(report)),
         net_(std::move(net)),
         dropout_(dropout),
@@ -84,7 +88,7 @@ class Model final : public ModelBase {
   std::unique_ptr<Predictive> predict(const Eigen::MatrixXd& X) const override;
 
  private:
-  DenseNetwork net_;
+  DenseNetwork32 net_;
   double dropout_, noise_variance_;
   int samples_;
   std::uint64_t seed_;
