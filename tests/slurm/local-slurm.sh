@@ -276,8 +276,8 @@ CredType=cred/munge
 AuthInfo=socket=$sock
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
-SlurmctldPidFile=$dir/run/slurmctld.pid
-SlurmdPidFile=$dir/run/slurmd.pid
+SlurmctldPidFile=$dir/run/slurmctld.slurm.pid
+SlurmdPidFile=$dir/run/slurmd.slurm.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
 SlurmdLogFile=$dir/log/slurmd.log
 SlurmctldDebug=info
@@ -303,7 +303,9 @@ NodeName=$node NodeAddr=127.0.0.1 NodeHostname=$node $hw State=UNKNOWN
 PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
 
-    # --- slurmctld, slurmd (foreground daemons in their own session)
+    # --- slurmctld, slurmd (foreground daemons in their own session). The pid files this script
+    # reads are its own: a daemon truncates and rewrites its SlurmctldPidFile/SlurmdPidFile while
+    # starting, and a check that read one then took a running daemon for an exited one.
     setsid slurmctld -D -c -f "$conf" </dev/null >"$dir/log/slurmctld.out" 2>&1 &
     echo $! >"$dir/run/slurmctld.pid"
     # slurmd before the controller answers is fine: it retries registration.
