@@ -4,6 +4,9 @@
 // registry shipped with the sources; what tests write goes under the scratch root
 // (BNNBENCH_TEST_SCRATCH in the build tree), one fresh folder per test.
 #include <Eigen/Core>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -41,9 +44,16 @@ inline std::vector<data::Split> published_splits_from_mirror(const std::string& 
 // The folder under which tests write (it may not exist yet).
 inline std::filesystem::path scratch_root() { return BNNBENCH_TEST_SCRATCH; }
 
-// A fresh, empty directory SCRATCH/group/name for one test.
+// A fresh, empty directory SCRATCH/group/name/<test case> for one test. ctest runs test cases
+// in parallel processes; keying the folder on the running test case keeps two cases that use
+// the same group and name from removing each other's files.
 inline std::filesystem::path scratch_dir(const std::string& group, const std::string& name) {
-  const std::filesystem::path dir = scratch_root() / group / name;
+  const std::string test_case = Catch::getResultCapture().getCurrentTestName();
+  std::uint64_t hash = 14695981039346656037ull;  // FNV-1a
+  for (const unsigned char c : test_case) hash = (hash ^ c) * 1099511628211ull;
+  char key[17];
+  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(hash));
+  const std::filesystem::path dir = scratch_root() / group / name / key;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
