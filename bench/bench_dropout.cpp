@@ -74,7 +74,7 @@ BENCHMARK(BM_MaskUniforms)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 void BM_DrawsInterval(benchmark::State& state) {
   bnn::Rng rng(5);
   bnn::DrawsPredictive::RowMajorMatrix draws(100, 10000);
-  for (Eigen::Index k = 0; k < draws.size(); ++k) draws.data()[k] = bnn::standard_normal(rng);
+  for (Eigen::Index k = 0; k < draws.size(); ++k) draws.data()[k] = static_cast<float>(bnn::standard_normal(rng));
   const bnn::DrawsPredictive predictive(std::move(draws), 0.1);
   const bool by_cdf = state.range(0) == 1;
   for (auto _ : state) {

@@ -163,7 +163,8 @@ TEST_CASE("MC dropout's log-likelihood equals Gal & Ghahramani's formula compute
   const int T = 300;  // not a multiple of the pass blocks
   Rng a(99), b(99);
   const double streamed = mc_dropout::mean_log_likelihood(net, X, y, p, 1.0 / tau, T, a);
-  const Eigen::MatrixXd outputs = mc_dropout::stochastic_outputs(net, X, p, T, b);
+  const mc_dropout::Draws draws = mc_dropout::stochastic_outputs(net, X, p, T, b);
+  const Eigen::MatrixXd outputs = draws.cast<double>();
   // ll_i = logsumexp_t(-tau/2 (y_i - yhat_t)^2) - log T - log(2 pi)/2 + log(tau)/2.
   double direct = 0.0;
   for (Eigen::Index i = 0; i < X.rows(); ++i) {
@@ -175,7 +176,7 @@ TEST_CASE("MC dropout's log-likelihood equals Gal & Ghahramani's formula compute
   CHECK(streamed == Approx(direct).epsilon(1e-12));
   // The passes really differ (dropout is on), and the predictive scores them the same way.
   CHECK(outputs.row(0).maxCoeff() > outputs.row(0).minCoeff());
-  const DrawsPredictive predictive(outputs, 1.0 / tau);
+  const DrawsPredictive predictive(draws, 1.0 / tau);
   double from_predictive = 0.0;
   for (Eigen::Index i = 0; i < X.rows(); ++i) from_predictive += predictive.log_density(i, y[i]);
   CHECK(from_predictive / static_cast<double>(X.rows()) == Approx(direct).epsilon(1e-12));
@@ -184,10 +185,11 @@ TEST_CASE("MC dropout's log-likelihood equals Gal & Ghahramani's formula compute
 TEST_CASE("draws predictive: moments, cdf, quantiles and CRPS against the general mixture", "[mc-dropout]") {
   Rng rng(8);
   const Eigen::Index T = 12;  // up to 16 offsets every pair enters the CRPS: exact
-  const Eigen::MatrixXd draws = 0.6 * test::random_matrix(4, T, rng);
+  // (float32 draws, as MC dropout's; the mixture gets the same values in double)
+  const DrawsPredictive::RowMajorMatrix draws = (0.6 * test::random_matrix(4, T, rng)).cast<float>();
   const double v = 0.3;
   const DrawsPredictive ours(draws, v);
-  const GaussianMixturePredictive mixture(draws, Eigen::MatrixXd::Constant(4, T, v));
+  const GaussianMixturePredictive mixture(draws.cast<double>(), Eigen::MatrixXd::Constant(4, T, v));
   for (Eigen::Index i = 0; i < 4; ++i) {
     CHECK(ours.mean(i) == Approx(mixture.mean(i)).epsilon(1e-12));
     CHECK(ours.variance(i) == Approx(mixture.variance(i)).epsilon(1e-12));
@@ -198,15 +200,15 @@ TEST_CASE("draws predictive: moments, cdf, quantiles and CRPS against the genera
   }
   // Many draws: the CRPS's pair term is estimated from 16 T of the T^2 pairs; against the exact
   // sum it is off by sampling error only (here 0.2%).
-  const Eigen::MatrixXd many = 0.6 * test::random_matrix(1, 2000, rng);
+  const DrawsPredictive::RowMajorMatrix many = (0.6 * test::random_matrix(1, 2000, rng)).cast<float>();
   const DrawsPredictive estimated(many, v);
-  const GaussianMixturePredictive exact(many, Eigen::MatrixXd::Constant(1, 2000, v));
+  const GaussianMixturePredictive exact(many.cast<double>(), Eigen::MatrixXd::Constant(1, 2000, v));
   CHECK(estimated.crps(0, 0.3) == Approx(exact.crps(0, 0.3)).epsilon(1e-2));
 }
 
 TEST_CASE("draws predictive: the 95% interval test by one cdf agrees with the two quantiles", "[mc-dropout]") {
   Rng rng(12);
-  const Eigen::MatrixXd draws = test::random_matrix(3, 500, rng);
+  const DrawsPredictive::RowMajorMatrix draws = test::random_matrix(3, 500, rng).cast<float>();
   const double v = 0.05;
   const DrawsPredictive ours(draws, v);
   const AffinePredictive original_units(std::make_unique<DrawsPredictive>(draws, v), 10.0, 2.5);

@@ -18,23 +18,24 @@ DrawsPredictive::DrawsPredictive(RowMajorMatrix draws, double noise_variance)
     throw std::invalid_argument("DrawsPredictive: noise variance must be finite and > 0");
 }
 
-double DrawsPredictive::mean(Eigen::Index i) const { return draws_.row(i).mean(); }
+double DrawsPredictive::mean(Eigen::Index i) const { return row(i).mean(); }
 
 double DrawsPredictive::variance(Eigen::Index i) const {
-  const double m = mean(i);
-  return noise_variance_ + (draws_.row(i).array() - m).square().mean();
+  const Eigen::RowVectorXd d = row(i);
+  const double m = d.mean();
+  return noise_variance_ + (d.array() - m).square().mean();
 }
 
 double DrawsPredictive::log_density(Eigen::Index i, double y) const {
   const double T = static_cast<double>(draws_.cols());
-  const Eigen::VectorXd terms = (-0.5 / noise_variance_) * (y - draws_.row(i).array()).square();
+  const Eigen::VectorXd terms = (-0.5 / noise_variance_) * (y - row(i).array()).square();
   return log_sum_exp(terms) - std::log(T) - 0.5 * std::log(2.0 * std::numbers::pi * noise_variance_);
 }
 
 double DrawsPredictive::cdf(Eigen::Index i, double y) const {
   const double s = std::sqrt(noise_variance_);
   double F = 0.0;
-  for (Eigen::Index t = 0; t < draws_.cols(); ++t) F += normal_cdf((y - draws_(i, t)) / s);
+  for (Eigen::Index t = 0; t < draws_.cols(); ++t) F += normal_cdf((y - static_cast<double>(draws_(i, t))) / s);
   return F / static_cast<double>(draws_.cols());
 }
 
@@ -44,7 +45,8 @@ double DrawsPredictive::quantile(Eigen::Index i, double p) const {
   const double z = -std::numbers::sqrt2 * boost::math::erfc_inv(2.0 * p);
   const double s = std::sqrt(noise_variance_);
   // (widened by a millionth of s against rounding at the ends)
-  const double lo = draws_.row(i).minCoeff() + s * z - 1e-6 * s, hi = draws_.row(i).maxCoeff() + s * z + 1e-6 * s;
+  const double lo = static_cast<double>(draws_.row(i).minCoeff()) + s * z - 1e-6 * s;
+  const double hi = static_cast<double>(draws_.row(i).maxCoeff()) + s * z + 1e-6 * s;
   auto f = [&](double x) { return cdf(i, x) - p; };
   boost::uintmax_t iterations = 200;
   auto tol = boost::math::tools::eps_tolerance<double>(50);
@@ -59,7 +61,7 @@ bool DrawsPredictive::between_quantiles(Eigen::Index i, double y, double p_lo, d
 
 double DrawsPredictive::crps(Eigen::Index i, double y) const {
   const Eigen::Index T = draws_.cols();
-  const auto d = draws_.row(i);
+  const Eigen::RowVectorXd d = row(i);
   double first = 0.0;
   for (Eigen::Index t = 0; t < T; ++t) first += expected_abs_normal_exact(y - d[t], noise_variance_);
   first /= static_cast<double>(T);

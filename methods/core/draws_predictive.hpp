@@ -1,7 +1,9 @@
 #pragma once
 // The predictive of a network evaluated T times with random weights (MC dropout): per point the
 // mixture (1/T) sum_t N(draw_t, noise_variance) of T equally weighted Gaussians sharing one
-// variance. T is large (10,000), so the scores avoid work quadratic in T.
+// variance. T is large (10,000), so the scores avoid work quadratic in T. The draws are kept in
+// float32, as MC dropout computes them (exact, and half the memory: 183 MB for a protein test
+// part of 4,573 points); every score widens them and sums in double.
 #include <Eigen/Core>
 
 #include "predictive.hpp"
@@ -10,7 +12,7 @@ namespace bnn {
 
 class DrawsPredictive final : public Predictive {
  public:
-  using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using RowMajorMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   // draws: points x T.
   DrawsPredictive(RowMajorMatrix draws, double noise_variance);
   std::string kind() const override { return "gaussian-mixture"; }
@@ -32,6 +34,8 @@ class DrawsPredictive final : public Predictive {
   static constexpr Eigen::Index kCrpsPairOffsets = 16;
 
  private:
+  // Point i's draws in double.
+  Eigen::RowVectorXd row(Eigen::Index i) const { return draws_.row(i).cast<double>(); }
   RowMajorMatrix draws_;
   double noise_variance_;
 };

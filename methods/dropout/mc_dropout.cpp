@@ -126,19 +126,17 @@ void stochastic_pass(const DenseNetwork32& net, const Eigen::MatrixXf& X, double
 }
 
 // Runs `passes` stochastic passes in blocks of passes; sink(first_pass, block) gets rows x
-// passes-in-block, in double.
+// passes-in-block.
 template <class Sink>
 void run_passes(const DenseNetwork32& net, const Eigen::MatrixXd& X, double dropout, int passes, int block, Rng& rng,
                 Sink&& sink) {
   const Eigen::MatrixXf X32 = X.cast<float>();
   PassWorkspace ws;
   Eigen::MatrixXf outputs(X.rows(), std::min(block, passes));
-  Eigen::MatrixXd widened(X.rows(), outputs.cols());
   for (int first = 0; first < passes; first += block) {
     const int count = std::min(block, passes - first);
     for (int t = 0; t < count; ++t) stochastic_pass(net, X32, dropout, rng, ws, outputs.col(t));
-    widened.leftCols(count) = outputs.leftCols(count).cast<double>();
-    sink(first, widened.leftCols(count));
+    sink(first, outputs.leftCols(count));
   }
 }
 }  // namespace
@@ -157,7 +155,7 @@ double mean_log_likelihood(const DenseNetwork32& net, const Eigen::MatrixXd& X, 
   Eigen::ArrayXd sum = Eigen::ArrayXd::Zero(X.rows());
   Eigen::ArrayXXd terms;  // kept across blocks: a fresh rows x 128 array each block would be mapped and faulted in
   run_passes(net, X, dropout, passes, kPassBlock, rng, [&](int, const auto& block) {
-    terms = (-0.5 / noise_variance) * (block.array().colwise() - y.array()).square();
+    terms = (-0.5 / noise_variance) * (block.template cast<double>().array().colwise() - y.array()).square();
     const Eigen::ArrayXd block_max = terms.rowwise().maxCoeff();
     const Eigen::ArrayXd new_largest = largest.max(block_max);
     sum = sum * (largest - new_largest).exp() + (terms.colwise() - new_largest).exp().rowwise().sum();

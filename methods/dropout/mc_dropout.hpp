@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "methods/core/dense_network.hpp"
+#include "methods/core/draws_predictive.hpp"
 #include "methods/core/model.hpp"
 #include "methods/core/rng.hpp"
 
@@ -64,9 +65,9 @@ double batch_loss(const BasicDenseNetwork<Scalar>& net, const DenseInput<Scalar>
 // Trains a network on (X, y) with the setting's dropout and weight decay, in float32.
 DenseNetwork32 train(const RegressionData& data, const Options& options, const Setting& setting, Rng& rng);
 
-// Outputs of `passes` stochastic forward passes at the rows of X: column t is pass t (row-major:
-// what the predictive scores point by point, filled without a copy).
-using Draws = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+// Outputs of `passes` stochastic forward passes at the rows of X, in float32 as computed: column
+// t is pass t (row-major: what the predictive scores point by point, filled without a copy).
+using Draws = DrawsPredictive::RowMajorMatrix;
 Draws stochastic_outputs(const DenseNetwork32& net, const Eigen::MatrixXd& X, double dropout, int passes, Rng& rng);
 
 // Mean over the rows of log (1/T) sum_t N(y_i | f_t(x_i), v): the test log-likelihood of Gal &

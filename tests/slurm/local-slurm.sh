@@ -82,6 +82,16 @@ pid_alive() {
     [[ $argv0 == "$name" && $cmd == *"$dir/"* ]]
 }
 
+# pid_running PID: true if PID is a live (non-zombie) process, whatever it runs. For a daemon
+# this script has just started: until `setsid` has exec'd it, its pid runs bash or setsid.
+pid_running() {
+    local pid=$1 stat
+    [[ $pid =~ ^[0-9]+$ ]] || return 1
+    stat=$(cat "/proc/$pid/stat" 2>/dev/null) || return 1
+    stat=${stat##*) }; stat=${stat%% *}
+    [[ $stat != Z && $stat != X ]]
+}
+
 # pidfile_pid FILE -> prints the pid in FILE (empty if none)
 pidfile_pid() { if [[ -s $1 ]]; then tr -dc '0-9' <"$1" || true; fi; }
 
@@ -317,7 +327,7 @@ EOF
     for ((i = 0; i < timeout * 5; i++)); do
         for d in slurmctld slurmd; do
             pid=$(pidfile_pid "$dir/run/$d.pid")
-            pid_alive "$pid" "$d" "$dir" || fail_start "$dir" "$d exited during startup"
+            pid_running "$pid" || fail_start "$dir" "$d exited during startup"
         done
         state=$(SLURM_CONF=$conf timeout 5 sinfo -h -N -n "$node" -o %T 2>/dev/null || true)
         [[ $state == idle ]] && break
