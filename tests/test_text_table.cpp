@@ -358,7 +358,7 @@ TEST_CASE("text table: reading files", "[text_table]") {
 }
 
 TEST_CASE("text table: a file with a NUL byte is refused on its first read", "[text_table]") {
-  const auto path = std::filesystem::temp_directory_path() / "bnnbench_nul_table.bin";
+  const auto path = bnn::test::scratch_dir("text_table", "nul") / "table.bin";
   {
     std::ofstream out(path, std::ios::binary);
     out << "1 2\n3 4\n" << '\0' << std::string(3 << 20, 'x');  // 3 MiB after it

@@ -4,19 +4,7 @@
 # never interrupted (per-step metrics, chosen points and test predictions).
 source "$(dirname "$0")/lib.sh"
 "$BNNBENCH" datasets fetch --from "$MIRROR" yacht 2>/dev/null
-cat > "$work/al.toml" <<'TOML'
-name = "al-resume"
-seed = 5
-datasets = ["yacht"]
-protocol = { kind = "random", n_train = 20, n_test = 100, repeats = 1 }
-[active_learning]
-additions = 150
-[[method]]
-label = "pbp-a"
-method = "pbp"
-selection = "variance"
-options = { hidden_layers = [10], epochs = 40 }
-TOML
+active_learning_spec al-resume 1 150 > "$work/al.toml"
 steps() { sqlite3 "$1/bnnbench.sqlite" "SELECT count(DISTINCT step) FROM metrics" 2>/dev/null || echo 0; }
 status() { sqlite3 "$1/bnnbench.sqlite" "SELECT status FROM jobs" 2>/dev/null || true; }
 "$BNNBENCH" run "$work/al.toml" --threads 1 -q --no-report --results "$work/killed" &

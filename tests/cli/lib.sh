@@ -14,3 +14,20 @@ time_scale="${BNNBENCH_TEST_TIME_SCALE:-1}"
 [[ "$time_scale" =~ ^[1-9][0-9]*$ ]] || fail "BNNBENCH_TEST_TIME_SCALE is '$time_scale', but must be a whole number >= 1"
 # Per-split metrics without timings (which legitimately differ between runs).
 splits_without_time() { "$BNNBENCH" report "$@" --format splits | grep -v -e ',fit_seconds,' -e '^dataset,' | sort; }
+# An active-learning spec on yacht (PBP choosing by predictive variance), named $1, with $2
+# repeats of $3 additions each.
+active_learning_spec() {
+  cat <<TOML
+name = "$1"
+seed = 5
+datasets = ["yacht"]
+protocol = { kind = "random", n_train = 20, n_test = 100, repeats = $2 }
+[active_learning]
+additions = $3
+[[method]]
+label = "pbp-a"
+method = "pbp"
+selection = "variance"
+options = { hidden_layers = [10], epochs = 40 }
+TOML
+}

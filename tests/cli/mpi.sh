@@ -48,8 +48,15 @@ grep -q 'MPI: 3 processes on 1 host, 1 thread(s) each' <<<"$ranks" || fail "run 
 # Kill a worker (rank 1) once some jobs are stored: mpirun ends the run, the stored jobs stay.
 # Then kill rank 0, the store's owner, in a second run; a third run does only what is missing.
 jobs() { sqlite3 "$1/bnnbench.sqlite" "SELECT count(*) FROM jobs WHERE status = 'ok'" 2>/dev/null || echo 0; }
+here=$(pwd -P)
+own_pids() {  # processes whose command line matches $1 and that run in this test's folder
+  for p in $(pgrep -f "$1"); do
+    [ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$here" ] && echo "$p"
+  done
+  return 0
+}
 rank_pid() {  # the process of MPI rank $1 (mpirun starts the local ranks itself)
-  for p in $(pgrep -f "bnnbench run mixed.toml"); do
+  for p in $(own_pids "bnnbench run mixed.toml"); do
     tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" && { echo "$p"; return; }
   done
 }
@@ -78,19 +85,7 @@ splits_without_time mixed.toml --results killed | cmp -s - one.csv || fail "kill
 # Active learning over MPI: two repeats killed part way (SIGKILL to both ranks: the run takes
 # about a second, less than mpirun needs to pass a SIGTERM on), then resumed by two ranks, one
 # of which gets its job's stored steps from rank 0; the same bits as one process.
-cat > al.toml <<'TOML'
-name = "al-mpi"
-seed = 5
-datasets = ["yacht"]
-protocol = { kind = "random", n_train = 20, n_test = 100, repeats = 2 }
-[active_learning]
-additions = 120
-[[method]]
-label = "pbp-a"
-method = "pbp"
-selection = "variance"
-options = { hidden_layers = [10], epochs = 40 }
-TOML
+active_learning_spec al-mpi 2 120 > al.toml
 steps() { sqlite3 "$1/bnnbench.sqlite" "SELECT count(*) FROM (SELECT DISTINCT split, step FROM metrics)" 2>/dev/null || echo 0; }
 "$BNNBENCH" run al.toml --threads 2 -q --no-report --results al-one
 mpirun -n 2 "$BNNBENCH" run al.toml --threads 1 -q --no-report --results al-mpi > al.log 2>&1 &
@@ -99,7 +94,9 @@ for _ in $(seq 1 $((1500 * time_scale))); do
   [ "$(steps al-mpi)" -ge 12 ] && break
   sleep 0.02
 done
-pkill -9 -f "bnnbench run al.toml" || fail "the active-learning run finished before it could be killed"
+victims=$(own_pids "bnnbench run al.toml")
+[ -n "$victims" ] || fail "the active-learning run finished before it could be killed"
+kill -9 $victims 2>/dev/null || true
 wait "$launcher" 2>/dev/null || true
 partial=$(sqlite3 al-mpi/bnnbench.sqlite "SELECT count(*) FROM jobs WHERE status = 'partial'")
 [ "$partial" -ge 1 ] || fail "no active-learning job stopped part way (steps stored: $(steps al-mpi))"
