@@ -3,6 +3,7 @@
 // given as text (experiment spec, --set). Adding a method is one entry in registry.cpp.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,9 @@ struct MethodEntry {
   // The artifact kinds its models offer (core/model.hpp): "parameter-marginals",
   // "gaussian-posterior", "chain-traces".
   std::vector<std::string> artifacts;
+  // Small settings under which a fit takes well under a second, for the registry-wide tests
+  // (what each model offers, predictions on no rows); empty when the defaults are quick.
+  std::optional<ParamMap> quick_options;
   // Canonical text of the full configuration after applying overrides (validates them).
   std::function<std::string(const ParamMap&)> canonical_config;
   std::function<std::unique_ptr<Model>(const RegressionData&, const ParamMap&, Rng&)> fit;

@@ -5,7 +5,9 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 command -v clang-format >/dev/null || { echo "format.sh: clang-format is not installed (scripts/install-deps.sh)" >&2; exit 1; }
-mapfile -t files < <(git ls-files '*.cpp' '*.hpp')
+# Tracked files and new ones not yet added (not those .gitignore names), as they are on disk.
+mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.cpp' '*.hpp' | sort -u |
+  while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$f"; done)
 if [ "${1:-}" = "--check" ]; then
   unformatted=()
   for f in "${files[@]}"; do

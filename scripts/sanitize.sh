@@ -32,7 +32,11 @@ common="abort_on_error=1:halt_on_error=1:print_stacktrace=1:log_exe_name=1"
 export ASAN_OPTIONS="$common:log_path=$logs/asan:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:strict_string_checks=1"
 export UBSAN_OPTIONS="$common:report_error_type=1"
 status=0
-(cd "$build" && ctest --output-on-failure -j"$(nproc)" "$@") || status=$?
+(cd "$build" && ctest --output-on-failure -j"$(nproc)" --output-junit "$build/ctest-junit.xml" "$@") || status=$?
+# Every test case of the binary ran (unless ctest was given a selection).
+if [ $# -eq 0 ]; then
+  python3 "$root/scripts/tests-ran.py" "$build/tests/bnnbench_tests" "$build/ctest-junit.xml" || status=1
+fi
 shopt -s nullglob
 reports=("$logs"/*)
 for report in "${reports[@]}"; do

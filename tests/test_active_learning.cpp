@@ -100,7 +100,7 @@ TEST_CASE("active learning: the splits 20 / 100 / pool are disjoint and cover th
   }
 }
 
-TEST_CASE("active learning: largest variance wins, the first of equal ones; random is uniform", "[active]") {
+TEST_CASE("active learning: largest variance wins, the first of equal ones, and random is uniform", "[active]") {
   Rng rng(1);
   const std::vector<double> v = {0.5, 2.0, 1.0, 2.0, 0.1};
   CHECK(select_next(

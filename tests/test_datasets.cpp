@@ -527,11 +527,14 @@ TEST_CASE("fake data: a target constant but for rounding is warned about", "[dat
   Dataset d;
   d.name = d.origin = "t.txt";
   d.X = Eigen::MatrixXd::Zero(3, 1);
-  d.y = Eigen::Vector3d(0.3, 0.3, 0.30000000000000004);
+  // Set in place: assigning a fixed-size Vector3d temporary to the dynamic vector made GCC 12
+  // warn (-Warray-bounds) about the 4-wide packet load Eigen guards at run time.
+  d.y.resize(3);
+  d.y << 0.3, 0.3, 0.30000000000000004;
   const auto warnings = bnn::data::data_warnings(d);
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].find("constant but for rounding") != std::string::npos);
-  d.y = Eigen::Vector3d(0.3, 0.31, 0.3);
+  d.y << 0.3, 0.31, 0.3;
   CHECK(bnn::data::data_warnings(d).empty());
 }
 

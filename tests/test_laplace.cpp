@@ -387,7 +387,7 @@ TEST_CASE("laplace registry entries, defaults and determinism", "[laplace]") {
   }
 }
 
-TEST_CASE("trainbr: MacKay's updates at its fixed point; with the diagonal of J'J it shrinks the net to a constant",
+TEST_CASE("trainbr: MacKay's updates at its fixed point, and with the diagonal of J'J it shrinks the net to a constant",
           "[laplace]") {
   Rng rng(11);
   const RegressionData data = sine_data(40, rng);

@@ -80,7 +80,7 @@ TEST_CASE("run_pieces inside a team: a thread with no work left takes up the pie
   CHECK(elsewhere >= 0.009);
 }
 
-TEST_CASE("run_pieces: every piece runs even if some throw; the lowest index's error is rethrown", "[parallel]") {
+TEST_CASE("run_pieces: every piece runs even if some throw, and the lowest index's error is rethrown", "[parallel]") {
   for (int threads : {1, 2}) {
     std::vector<int> ran(5, 0);
     const auto pieces = [&](int i) {

@@ -27,7 +27,7 @@ std::set<std::thread::id> threads_of_pieces() {
 
 }  // namespace
 
-TEST_CASE("TeamSize 1 keeps a job's pieces on its thread; the team size comes back after", "[parallel]") {
+TEST_CASE("TeamSize 1 keeps a job's pieces on its thread, and the team size comes back after", "[parallel]") {
   const int saved = omp_get_max_threads();
   omp_set_num_threads(2);  // as on a machine of two cores or more
   {

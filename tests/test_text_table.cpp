@@ -430,7 +430,7 @@ TEST_CASE("text table: quoted fields", "[text_table]") {
   }
 }
 
-TEST_CASE("text table: unused columns are not parsed; category columns are labels", "[text_table]") {
+TEST_CASE("text table: unused columns are not parsed, and category columns are labels", "[text_table]") {
   TextFormat format = fmt(Delimiter::comma, Header::automatic);
   format.columns = {ColumnKind::category, ColumnKind::unused, ColumnKind::number};
   format.other_columns = ColumnKind::unused;
