@@ -2,10 +2,13 @@
 // the Gaussian likelihood) against finite differences, the dropout masks' rate, the
 // log-likelihood of Gal & Ghahramani's code against a direct computation, both predictives
 // against direct sums, and the reductions to a plain network (dropout 0, one member).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <memory>
 #include <numbers>
+#include <numeric>
+#include <vector>
 
 #include "methods/core/adam.hpp"
 #include "methods/core/dense_network.hpp"
@@ -238,6 +241,7 @@ TEST_CASE("MC dropout with p = 0 is a plain float32 network trained by the same 
   options.dropout_rates = {0.0};
   options.taus = {4.0};
   options.samples = 3;
+  options.validation = mc_dropout::ValidationRule::last;  // the rows in the order given, as `plain` takes them
   Rng rng(10);
   const DenseNetwork32 trained = mc_dropout::train(data, options, {0.0, 4.0}, rng);
 
@@ -337,6 +341,62 @@ TEST_CASE("deep ensemble: the predictive is the members' uniform mixture, its lo
   }
 }
 
+TEST_CASE("MC dropout's default validation part is a random draw whatever the order of the rows", "[mc-dropout]") {
+  // Training rows sorted by their target, as a file ordered by it (or a split's index file
+  // written in ascending order) gives them.
+  Rng data_rng(21);
+  RegressionData data = toy_data(300, data_rng);
+  std::vector<Eigen::Index> by_target(300);
+  std::iota(by_target.begin(), by_target.end(), Eigen::Index{0});
+  std::sort(by_target.begin(), by_target.end(), [&](auto a, auto b) { return data.y[a] < data.y[b]; });
+  const RegressionData sorted{data.X(by_target, Eigen::all), data.y(by_target), 1.0};
+  const double mean = sorted.y.mean();
+  const double sd = std::sqrt((sorted.y.array() - mean).square().sum() / 299.0);
+  // The validation mean's standard error for a random 60 of 300 rows (finite population).
+  const double se = sd / std::sqrt(60.0) * std::sqrt(1.0 - 60.0 / 300.0);
+  const auto validation_mean = [&](mc_dropout::ValidationRule rule, std::uint64_t seed) {
+    Rng rng(seed);
+    const auto parts = mc_dropout::grid_parts(mc_dropout::fit_order(sorted, rule, rng), 0.2);
+    REQUIRE(parts.validation.y.size() == 60);
+    REQUIRE(parts.fit.y.size() == 240);
+    return parts.validation.y.mean();
+  };
+  for (std::uint64_t seed : {1, 2, 3, 4, 5}) {
+    INFO("seed " << seed);
+    CHECK(std::abs(validation_mean(mc_dropout::ValidationRule::random, seed) - mean) < 3.0 * se);
+  }
+  // The authors' rule on such rows scores the grid on the largest targets only.
+  CHECK(validation_mean(mc_dropout::ValidationRule::last, 1) - mean > 10.0 * se);
+
+  // The chosen setting, and the whole fit, do not depend on the order the rows come in.
+  mc_dropout::Options options;
+  options.hidden_units = 6;
+  options.epochs = 8;
+  options.batch_size = 32;
+  options.dropout_rates = {0.01, 0.3};
+  options.taus = {1.0, 30.0};
+  options.samples = 20;
+  Rng shuffle_rng(22);
+  const auto permutation = random_permutation(shuffle_rng, 300);
+  const std::vector<Eigen::Index> shuffled_rows(permutation.begin(), permutation.end());
+  const RegressionData shuffled{sorted.X(shuffled_rows, Eigen::all), sorted.y(shuffled_rows), 1.0};
+  Rng rng_a(7), rng_b(7);
+  const auto a = mc_dropout::fit(sorted, options, rng_a);
+  const auto b = mc_dropout::fit(shuffled, options, rng_b);
+  const auto diagnostic = [](const Model& model, const char* name) {
+    for (const auto& [key, value] : model.report().diagnostics)
+      if (key == name) return value;
+    FAIL("no diagnostic " << name);
+    return 0.0;
+  };
+  CHECK(diagnostic(a, "dropout") == diagnostic(b, "dropout"));
+  CHECK(diagnostic(a, "tau") == diagnostic(b, "tau"));
+  CHECK(diagnostic(a, "validation_ll") == diagnostic(b, "validation_ll"));
+  const Eigen::MatrixXd X_test = data.X.topRows(5);
+  const auto pa = a.predict(X_test), pb = b.predict(X_test);
+  for (Eigen::Index i = 0; i < 5; ++i) CHECK(pa->mean(i) == pb->mean(i));
+}
+
 TEST_CASE("MC dropout and deep ensembles reject bad options in one line", "[mc-dropout][deep-ensemble]") {
   const auto fails = [](const char* method, ParamMap overrides) {
     Rng rng(1);
@@ -355,5 +415,7 @@ TEST_CASE("MC dropout and deep ensembles reject bad options in one line", "[mc-d
   CHECK(fails("mc-dropout", {{"taus_normalized", ""}}) ==
         "mc-dropout: taus and taus_normalized are both empty, but one needs a value");
   CHECK(fails("mc-dropout", {{"taus", "0.1,-2"}}) == "mc-dropout: taus is -2, but must be finite and > 0");
+  CHECK(fails("mc-dropout", {{"taus", "1"}, {"validation", "first"}}) ==
+        "mc-dropout: validation is 'first', but must be random or last");
   CHECK(fails("deep-ensemble", {{"members", "0"}}) == "deep-ensemble: members is 0, but must be >= 1");
 }

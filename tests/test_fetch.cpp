@@ -993,3 +993,95 @@ TEST_CASE("resolve_data_dir: argument, then BNNBENCH_DATA, XDG_CACHE_HOME, HOME"
   CHECK(resolve_data_dir("") == "bnnbench-data");
   CHECK(resolve_data_dir("/explicit/dir") == "/explicit/dir");
 }
+
+TEST_CASE("split pattern: the split files need no entries, a manifest gives their checksums", "[fetch]") {
+  ScratchDir scratch("split-pattern");
+  const fs::path mirror = scratch.path() / "mirror";
+  const std::vector<std::pair<std::string, std::string>> split_files = {
+      {"tr_0.txt", "0\n1\n"}, {"te_0.txt", "2\n"}, {"tr_1.txt", "1\n2\n"}, {"te_1.txt", "0\n"}};
+  write_bytes(mirror / "toy" / "data.txt", kData);
+  std::string manifest;
+  for (const auto& [path, bytes] : split_files) {
+    write_bytes(mirror / "toy" / path, bytes);
+    manifest += sha256_hex(bytes) + "  " + path + "\n";
+  }
+  write_bytes(mirror / "toy" / "SHA256SUMS", manifest);
+  const std::string splits = "splits = { count = 2, train = \"tr_{k}.txt\", test = \"te_{k}.txt\"";
+  const auto registry = load_registry(
+      scratch.path(),
+      dataset_toml("toy", "toy", "https://example.invalid/", {{"data.txt", sha256_hex(kData), ""}},
+                   splits + ", manifest = \"SHA256SUMS\" }\n") +
+          dataset_toml("plain", "toy", "https://example.invalid/", {{"data.txt", "", ""}}, splits + " }\n"));
+  const DatasetSpec& spec = registry.find("toy");
+  // data.txt, the manifest, then the four split files
+  REQUIRE(spec.files.size() == 6);
+  CHECK(spec.files[1].path == "SHA256SUMS");
+  CHECK(spec.files[2].path == "tr_0.txt");
+  CHECK(spec.files[5].path == "te_1.txt");
+  CHECK(spec.files[5].manifest == "SHA256SUMS");
+
+  const fs::path data_dir = scratch.path() / "data";
+  Log log;
+  fetch_dataset(spec, options_for(data_dir, mirror.string(), log));
+  INFO(log.all());
+  CHECK(log.count("toy: 6 file(s) fetched, 0 already present and verified") == 1);
+  CHECK(bnn::data::dataset_status(spec, data_dir.string()).verified);
+  CHECK(bnn::data::dataset_status(spec, data_dir.string()).detail ==
+        "verified (SHA256SUMS has no checksum of its own)");
+
+  SECTION("a split file that is not the one the manifest names is refused") {
+    write_bytes(data_dir / "toy" / "te_1.txt", "1\n");
+    CHECK(bnn::data::dataset_status(spec, data_dir.string()).detail == "checksum mismatch: te_1.txt");
+    write_bytes(mirror / "toy" / "te_1.txt", "1\n");
+    Log again;
+    CHECK_THAT(fetch_error(spec, options_for(data_dir, mirror.string(), again)),
+               Contains("toy: te_1.txt: checksum mismatch (expected sha256 " + sha256_hex("0\n")));
+  }
+  SECTION("a manifest without a line for a split file names it") {
+    write_bytes(data_dir / "toy" / "SHA256SUMS", manifest.substr(0, manifest.rfind(sha256_hex("0\n"))));
+    CHECK_THAT(bnn::data::dataset_status(spec, data_dir.string()).detail, Contains("has no checksum for te_1.txt"));
+    write_bytes(data_dir / "toy" / "SHA256SUMS", "not a checksum\n");
+    CHECK_THAT(bnn::data::dataset_status(spec, data_dir.string()).detail,
+               Contains("SHA256SUMS:1: not a checksum line"));
+  }
+  SECTION("without checksums: present unverified, and a file changed at the source replaces the copy") {
+    const DatasetSpec& plain = registry.find("plain");
+    REQUIRE(plain.files.size() == 5);
+    const fs::path plain_dir = scratch.path() / "plain-data";
+    Log first;
+    fetch_dataset(plain, options_for(plain_dir, mirror.string(), first));
+    CHECK(bnn::data::dataset_status(plain, plain_dir.string()).detail == "present, no checksum known");
+    Log same;
+    fetch_dataset(plain, options_for(plain_dir, mirror.string(), same));
+    INFO(same.all());
+    CHECK(same.count(
+              "plain: 0 file(s) fetched, 0 already present and verified, 5 present without a checksum (the same as "
+              "the source's)") == 1);
+    write_bytes(mirror / "toy" / "data.txt", "1 2 3\n4 5 6\n7 8 9.75\n");  // a corrected value
+    Log changed;
+    fetch_dataset(plain, options_for(plain_dir, mirror.string(), changed));
+    INFO(changed.all());
+    CHECK(changed.count("plain: data.txt <- " + (mirror / "toy" / "data.txt").string() +
+                        " (changed there: replaces the copy)") == 1);
+    CHECK(changed.count("1 replaced (changed at the source), 4 present without a checksum") == 1);
+    CHECK(read_bytes(plain_dir / "toy" / "data.txt") == "1 2 3\n4 5 6\n7 8 9.75\n");
+    CHECK_FALSE(has_temporary_files(plain_dir));
+  }
+}
+
+TEST_CASE("registry: a copy of a shipped entry under a new name is told to drop its aliases", "[fetch]") {
+  ScratchDir scratch("alias-copy");
+  const fs::path file = scratch.path() / "mine.toml";
+  write_bytes(file,
+              "[[dataset]]\nname = \"yacht-fresh\"\naliases = [\"yacht-hydrodynamics\"]\n"
+              "availability = \"public\"\nfolder = \"yacht\"\nfiles = [{ path = \"data.txt\" }]\n"
+              "table = { file = \"data.txt\", features = \"0..5\", target = 6 }\n");
+  try {
+    DatasetRegistry::load({bnn::data::default_registry_path(), file.string()});
+    FAIL("no error");
+  } catch (const std::exception& e) {
+    CHECK_THAT(e.what(), Contains("alias 'yacht-hydrodynamics' of 'yacht-fresh' already names 'yacht' ("));
+    CHECK_THAT(e.what(), Contains("an entry copied under a new name must drop the aliases it was copied with"));
+    CHECK_THAT(e.what(), Contains(file.string() + ", line 1"));
+  }
+}

@@ -1,7 +1,9 @@
 // Eigen's product blocking is pinned (product_blocking.hpp): the bits of a long product do not
-// depend on the L1 size of the machine. tests/main.cpp pins it before any test runs.
+// depend on the L1 size of the machine. tests/main.cpp pins it before any test runs. And float
+// square roots are exact on any CPU (CMakeLists.txt: EIGEN_FAST_MATH=0).
 #include <Eigen/Core>
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "methods/core/product_blocking.hpp"
 #include "methods/core/rng.hpp"
@@ -48,4 +50,14 @@ TEST_CASE("product blocking: a long product's bits depend on the L1 size, and th
   // ... and whatever the machine reported, the pinned product is the 32 KiB one, bit for bit.
   product_blocking::pin();
   CHECK((weighted_gram().array() == small_l1.array()).all());
+}
+
+TEST_CASE("float square roots are exact, not the CPU's rsqrtps estimate", "[core]") {
+  // Eigen's fast math (EIGEN_FAST_MATH, on by default) takes a float square root from rsqrtps
+  // and one Newton step; Intel and AMD compute that estimate differently, and MC dropout's
+  // float32 Adam (sqrt of its second moments) gave other bits on each. The build turns it off.
+  Eigen::ArrayXf v(1000);
+  for (Eigen::Index i = 0; i < v.size(); ++i) v[i] = 1e-8f * static_cast<float>((i + 1) * (i + 3));
+  const Eigen::ArrayXf roots = v.sqrt();
+  for (Eigen::Index i = 0; i < v.size(); ++i) REQUIRE(roots[i] == std::sqrt(v[i]));
 }

@@ -2,6 +2,7 @@
 // existed is reused (by the report and by a resumed run) while that option is at its default.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include "experiments/src/run/runner.hpp"
 #include "experiments/src/spec/spec.hpp"
 #include "experiments/src/store/store.hpp"
+#include "methods/registry.hpp"
 #include "tests/support/data_mirror.hpp"
 
 using namespace bnn;
@@ -101,6 +103,29 @@ TEST_CASE("configuration texts: same, older (an option added since, at its defau
   // The current text itself changed in a non-option field: nothing older matches it.
   CHECK(compare_config(older, replace_all(current, "scale=original", "scale=normalized")).match ==
         ConfigMatch::different);
+}
+
+TEST_CASE("an option whose default is not the earlier behaviour: its earlier value keeps the old key", "[selection]") {
+  // mc-dropout's `validation` came after jobs held out the last rows; its default draws them.
+  const MethodEntry& method = find_method("mc-dropout");
+  const auto info = std::find_if(method.options.begin(), method.options.end(),
+                                 [](const OptionInfo& o) { return o.name == "validation"; });
+  REQUIRE(info != method.options.end());
+  CHECK(info->default_value == "random");
+  CHECK(info->earlier_value == "last");
+  const std::string last = method.canonical_config({{"validation", "last"}});
+  const std::string random = method.canonical_config({});
+  CHECK(last.find("validation=") == std::string::npos);  // the text jobs had before the option
+  CHECK_THAT(random, Catch::Contains(";validation=random;"));
+  CHECK(method.canonical_config({{"validation", "random"}}) == random);
+
+  const auto config = [](const std::string& options) {
+    return "method=mc-dropout|options=" + options + "|seed=1|protocol=published|scale=original";
+  };
+  // A stored text without the option is the earlier computation: the same as `last` now...
+  CHECK(compare_config(config(last), config(last)).match == ConfigMatch::same);
+  // ... and never the default's, although the option is missing from it.
+  CHECK(compare_config(config(last), config(random)).match == ConfigMatch::different);
 }
 
 TEST_CASE("jobs stored before an option existed are resumed and reported, with a note", "[selection][runner][report]") {

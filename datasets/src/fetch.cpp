@@ -6,6 +6,8 @@
 #include <openssl/evp.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -100,6 +102,26 @@ std::string verify(const std::string& path, const std::string& expected, const s
 
 }  // namespace
 
+std::string manifest_checksum(const DatasetSpec& spec, const std::string& folder, const SourceFile& file) {
+  const std::string path = (fs::path(folder) / file.manifest).string();
+  std::ifstream in(path);
+  if (!in) throw FetchError(spec.name + ": cannot read the manifest " + path);
+  std::string line;
+  for (long number = 1; std::getline(in, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line.front() == '#') continue;
+    // sha256sum's format: 64 hex digits, a space, a space or '*' (binary mode), the path
+    std::string sha = line.substr(0, 64);
+    for (auto& c : sha) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (line.size() < 67 || sha.find_first_not_of("0123456789abcdef") != std::string::npos || line[64] != ' ' ||
+        (line[65] != ' ' && line[65] != '*'))
+      throw FetchError(path + ":" + std::to_string(number) +
+                       ": not a checksum line (sha256sum's format: 64 hex digits, two spaces, the file name)");
+    if (line.substr(66) == file.path) return sha;
+  }
+  throw FetchError(spec.name + ": the manifest " + path + " has no checksum for " + file.path);
+}
+
 std::string resolve_data_dir(const std::string& from_command_line) {
   if (!from_command_line.empty()) return from_command_line;
   if (const char* env = std::getenv("BNNBENCH_DATA"); env && *env) return env;
@@ -187,19 +209,40 @@ void fetch_dataset(const DatasetSpec& spec, const FetchOptions& options) {
   fs::create_directories(folder, ec);
   if (ec) throw FetchError(who + ": cannot create " + folder.string() + ": " + ec.message());
 
-  int fetched = 0, kept = 0;
-  for (const auto& file : spec.files) {
+  // A file's checksum: its registry entry's, or its line in the manifest of the data set's folder
+  // (fetched before the files it covers); empty when none is known.
+  const auto expected_sha = [&](const SourceFile& file) {
+    return file.manifest.empty() ? file.sha256 : manifest_checksum(spec, folder.string(), file);
+  };
+  int fetched = 0, kept = 0, unchecked = 0, same_as_source = 0, replaced = 0;
+  std::vector<const SourceFile*> order;  // files a manifest covers after the others
+  for (const auto& file : spec.files)
+    if (file.manifest.empty()) order.push_back(&file);
+  for (const auto& file : spec.files)
+    if (!file.manifest.empty()) order.push_back(&file);
+  for (const SourceFile* file_ptr : order) {
+    const SourceFile& file = *file_ptr;
     const std::string destination = (folder / file.path).string();
     const std::string what = who + ": " + file.path;
-    if (fs::exists(destination) && (file.sha256.empty() || sha256_file(destination) == file.sha256)) {
+    const std::string sha = expected_sha(file);
+    const Origin origin = origin_of(spec, file, options.from);
+    // A present file without a checksum stays only while it equals its source (a mirror's file or
+    // a file:// URL, cheap to read again); one that is a download over the network is kept as it is.
+    const bool present = fs::exists(destination);
+    if (present && !sha.empty() && sha256_file(destination) == sha) {
       ++kept;
       continue;
     }
-    const Origin origin = origin_of(spec, file, options.from);
+    const bool network = origin.remote && origin.location.rfind("file://", 0) != 0;
+    const bool compare = present && sha.empty();
+    if (compare && network) {
+      ++unchecked;
+      continue;
+    }
     const std::string part = temporary_name(destination);
     const std::string raw = origin.is_archive ? part + ".archive" : part;
     try {
-      options.log(what + " <- " + origin.location);
+      if (!compare) options.log(what + " <- " + origin.location);
       if (origin.remote) {
         download(origin.location, raw);
       } else {
@@ -212,9 +255,15 @@ void fetch_dataset(const DatasetSpec& spec, const FetchOptions& options) {
         extract_member(raw, file.path, part);
         fs::remove(raw);
       }
-      verify(part, file.sha256, what);
+      verify(part, sha, what);
+      if (compare && sha256_file(part) == sha256_file(destination)) {
+        fs::remove(part);
+        ++same_as_source;
+        continue;
+      }
+      if (compare) options.log(what + " <- " + origin.location + " (changed there: replaces the copy)");
       fs::rename(part, destination);
-      ++fetched;
+      ++(compare ? replaced : fetched);
     } catch (const FetchError& e) {
       fs::remove(raw, ec);
       fs::remove(part, ec);
@@ -229,7 +278,7 @@ void fetch_dataset(const DatasetSpec& spec, const FetchOptions& options) {
   if (spec.derive) {
     const auto& d = *spec.derive;
     const std::string destination = (folder / d.output).string();
-    if (!fs::exists(destination) || (!d.sha256.empty() && sha256_file(destination) != d.sha256)) {
+    if (replaced > 0 || !fs::exists(destination) || (!d.sha256.empty() && sha256_file(destination) != d.sha256)) {
       const std::string input = (folder / spec.files.front().path).string();
       std::string bytes;
       try {  // a malformed source file (DataError) or an unknown recipe: name the data set
@@ -243,11 +292,18 @@ void fetch_dataset(const DatasetSpec& spec, const FetchOptions& options) {
       write_file(part, bytes);
       verify(part, d.sha256, who + ": derived " + d.output);
       fs::rename(part, destination);
-      options.log(who + ": derived " + d.output + " (" + d.recipe + "), checksum verified");
+      options.log(who + ": derived " + d.output + " (" + d.recipe + ")" +
+                  (d.sha256.empty() ? ", no checksum known" : ", checksum verified"));
     }
   }
-  options.log(who + ": " + std::to_string(fetched) + " file(s) fetched, " + std::to_string(kept) +
-              " already present and verified");
+  std::string summary = who + ": " + std::to_string(fetched) + " file(s) fetched, " + std::to_string(kept) +
+                        " already present and verified";
+  if (replaced > 0) summary += ", " + std::to_string(replaced) + " replaced (changed at the source)";
+  if (same_as_source > 0)
+    summary += ", " + std::to_string(same_as_source) + " present without a checksum (the same as the source's)";
+  if (unchecked > 0)
+    summary += ", " + std::to_string(unchecked) + " present without a checksum (not compared with the download)";
+  options.log(summary);
 }
 
 DatasetStatus dataset_status(const DatasetSpec& spec, const std::string& data_dir) {
@@ -255,7 +311,19 @@ DatasetStatus dataset_status(const DatasetSpec& spec, const std::string& data_di
   if (spec.is_synthetic()) return {true, true, "built in"};
   if (!spec.is_public()) return {false, false, "not publicly available"};
   std::vector<std::pair<std::string, std::string>> needed;  // path, sha256
-  for (const auto& f : spec.files) needed.emplace_back(f.path, f.sha256);
+  const std::string folder = (fs::path(data_dir) / spec.folder).string();
+  for (const auto& f : spec.files) {
+    if (f.manifest.empty()) {
+      needed.emplace_back(f.path, f.sha256);
+      continue;
+    }
+    if (!fs::exists(fs::path(folder) / f.manifest)) return {false, false, "missing " + f.manifest};
+    try {
+      needed.emplace_back(f.path, manifest_checksum(spec, folder, f));
+    } catch (const FetchError& e) {
+      return {true, false, e.what()};
+    }
+  }
   if (spec.derive) needed.emplace_back(spec.derive->output, spec.derive->sha256);
   bool unverifiable = false;
   for (const auto& [path, sha] : needed) {
@@ -267,7 +335,18 @@ DatasetStatus dataset_status(const DatasetSpec& spec, const std::string& data_di
       return {true, false, "checksum mismatch: " + path};
     }
   }
-  if (unverifiable) return {true, false, "present, no checksum known"};
+  if (unverifiable) {
+    // Split files checked against a manifest that has no checksum of its own are verified as far
+    // as the registry can say.
+    std::string manifest;
+    for (const auto& f : spec.files)
+      if (!f.manifest.empty()) manifest = f.manifest;
+    const bool only_the_manifest = !manifest.empty() && std::all_of(needed.begin(), needed.end(), [&](const auto& n) {
+      return !n.second.empty() || n.first == manifest;
+    });
+    if (only_the_manifest) return {true, true, "verified (" + manifest + " has no checksum of its own)"};
+    return {true, false, "present, no checksum known"};
+  }
   return {true, true, "verified"};
 }
 

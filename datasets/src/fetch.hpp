@@ -38,6 +38,10 @@ struct DatasetStatus {
 };
 DatasetStatus dataset_status(const DatasetSpec& spec, const std::string& data_dir);
 
+// The checksum of `file` that its manifest (file.manifest, in the data set's folder `folder`)
+// gives; FetchError naming the manifest and line when it is unreadable, malformed or lacks it.
+std::string manifest_checksum(const DatasetSpec& spec, const std::string& folder, const SourceFile& file);
+
 // Path of a data set's file in the data directory.
 std::string dataset_file(const DatasetSpec& spec, const std::string& data_dir, const std::string& relative_path);
 

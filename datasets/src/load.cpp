@@ -329,17 +329,12 @@ Dataset load_dataset(const DatasetSpec& spec, const std::string& data_dir) {
 std::vector<Split> read_published_splits(const DatasetSpec& spec, const std::string& data_dir, Eigen::Index rows) {
   std::vector<Split> splits;
   if (!spec.splits) throw std::runtime_error(spec.name + " has no published splits in the registry");
-  const auto fill = [](std::string pattern, int k) {
-    const auto at = pattern.find("{k}");
-    if (at != std::string::npos) pattern.replace(at, 3, std::to_string(k));
-    return pattern;
-  };
   for (int k = 0; k < spec.splits->count; ++k) {
     Split split;
     std::vector<char> seen(static_cast<std::size_t>(rows), 0);
     for (int part = 0; part < 2; ++part) {
       const std::string path =
-          dataset_file(spec, data_dir, fill(part == 0 ? spec.splits->train_pattern : spec.splits->test_pattern, k));
+          dataset_file(spec, data_dir, part == 0 ? spec.splits->train_file(k) : spec.splits->test_file(k));
       auto& out = part == 0 ? split.train : split.test;
       const char mark = static_cast<char>(part + 1);  // 1: train, 2: test
       for (const IndexEntry& entry : read_index_entries(path)) {

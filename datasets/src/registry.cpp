@@ -184,7 +184,8 @@ class Reader {
         const toml::table* f = item.as_table();
         if (!f) fail(item, "each entry of 'files' must be a table { path = ..., sha256 = ... }");
         known_keys(*f, "an entry of 'files'", {"path", "sha256", "url", "archive"});
-        SourceFile sf{relative_path(*f, "path", true), lower(text(*f, "sha256")), text(*f, "url"), text(*f, "archive")};
+        SourceFile sf{relative_path(*f, "path", true), lower(text(*f, "sha256")), text(*f, "url"), text(*f, "archive"),
+                      ""};
         if (!is_sha256(sf.sha256)) fail(*f, "sha256 of '" + sf.path + "' must be 64 hexadecimal digits");
         d.files.push_back(std::move(sf));
       }
@@ -240,10 +241,21 @@ class Reader {
       d.table = std::move(ts);
     }
     if (const toml::table* sp = subtable(t, "splits")) {
-      known_keys(*sp, "[dataset.splits]", {"count", "train", "test"});
+      known_keys(*sp, "[dataset.splits]", {"count", "train", "test", "manifest"});
       const long count = integer(*sp, "count", 0);
       if (count < 1 || count > 100'000) fail(*sp, "splits.count must be from 1 to 100000");
-      PublishedSplits ps{static_cast<int>(count), relative_path(*sp, "train", true), relative_path(*sp, "test", true)};
+      PublishedSplits ps{static_cast<int>(count), relative_path(*sp, "train", true), relative_path(*sp, "test", true),
+                         relative_path(*sp, "manifest")};
+      if (ps.count > 1 &&
+          (ps.train_pattern.find("{k}") == std::string::npos || ps.test_pattern.find("{k}") == std::string::npos))
+        fail(*sp, "splits.train and splits.test must hold {k}, the split's number (as \"index_train_{k}.txt\")");
+      const auto listed = [&](const std::string& path) {
+        return std::any_of(d.files.begin(), d.files.end(), [&](const SourceFile& f) { return f.path == path; });
+      };
+      if (!ps.manifest.empty() && !listed(ps.manifest)) d.files.push_back(SourceFile{ps.manifest, "", "", "", ""});
+      for (int k = 0; k < ps.count; ++k)
+        for (const std::string& path : {ps.train_file(k), ps.test_file(k)})
+          if (!listed(path)) d.files.push_back(SourceFile{path, "", "", "", ps.manifest});
       if (d.table && d.table->missing == MissingValues::drop_rows)
         fail(*sp,
              "published splits number the rows of the file, so the table cannot drop rows (missing = "
@@ -267,6 +279,17 @@ class Reader {
 
 }  // namespace
 
+namespace {
+std::string with_split(std::string pattern, int k) {
+  const auto at = pattern.find("{k}");
+  if (at != std::string::npos) pattern.replace(at, 3, std::to_string(k));
+  return pattern;
+}
+}  // namespace
+
+std::string PublishedSplits::train_file(int k) const { return with_split(train_pattern, k); }
+std::string PublishedSplits::test_file(int k) const { return with_split(test_pattern, k); }
+
 std::string DatasetSpec::url_of(const SourceFile& file) const {
   if (!file.url.empty()) return file.url;
   return url_base + (file.archive.empty() ? file.path : file.archive);
@@ -285,7 +308,8 @@ std::string DatasetSpec::definition() const {
     if (c.kind == ColumnSelector::Kind::list) list(c.columns);
   };
   out << "availability=" << text(availability) << "|folder=" << text(folder);
-  for (const auto& f : files) out << "|file=" << text(f.path) << text(f.sha256);
+  for (const auto& f : files)
+    out << "|file=" << text(f.path) << text(f.sha256) << (f.manifest.empty() ? "" : "|in=" + text(f.manifest));
   if (derive) out << "|derive=" << text(derive->recipe) << text(derive->output) << text(derive->sha256);
   if (table) {
     out << "|table=";
@@ -332,7 +356,10 @@ DatasetRegistry DatasetRegistry::load(const std::vector<std::string>& paths) {
         if (const DatasetSpec* clash = registry.try_find(alias);
             clash != nullptr && (same == registry.datasets_.end() || clash != &*same))
           throw DataError(path, line, 0,
-                          "alias '" + alias + "' of '" + spec.name + "' already names '" + clash->name + "'");
+                          "alias '" + alias + "' of '" + spec.name + "' already names '" + clash->name + "' (" +
+                              clash->defined_in + ")" +
+                              (base ? std::string()
+                                    : "; an entry copied under a new name must drop the aliases it was copied with"));
       spec.base_definition = base ? spec.definition() : "";
       if (same != registry.datasets_.end()) {
         spec.base_definition = same->base_definition;

@@ -13,9 +13,12 @@ namespace bnn::data {
 
 struct SourceFile {
   std::string path;     // relative to the data set's folder
-  std::string sha256;   // empty: no checksum known, used unverified
+  std::string sha256;   // empty: no checksum known (unless `manifest` gives it), used unverified
   std::string url;      // full URL; empty: url_base + path
   std::string archive;  // when set, the download is this zip archive holding `path`
+  // When set, the checksum is this file's line for `path` (a file of the data set's folder in
+  // sha256sum's format: "<64 hex digits>  <path>" per line).
+  std::string manifest;
 };
 
 struct DeriveSpec {
@@ -46,10 +49,16 @@ struct TableSpec {
   MissingValues missing = MissingValues::error;
 };
 
+// Published splits as a file-name pattern. Their files need no entries in `files`: each one not
+// listed there is fetched from the data set's source like a listed one, checked against the
+// manifest when there is one, else used unverified.
 struct PublishedSplits {
   int count = 0;
   std::string train_pattern;  // "{k}" is replaced by the split number, 0-based
   std::string test_pattern;
+  std::string manifest;  // optional: sha256sum-format checksums of the split files
+  std::string train_file(int k) const;
+  std::string test_file(int k) const;
 };
 
 struct SyntheticSpec {

@@ -32,7 +32,23 @@ struct OptionInfo {
   std::string type;
   std::string default_value;
   std::string help;
+  // The value a configuration text without this option stands for (earlier_values below); the
+  // default unless the option declares another.
+  std::string earlier_value;
 };
+
+// An option added after results were stored, whose default is not what the method computed
+// before it existed, names the value that is, in its options struct:
+//   static ParamMap earlier_values() { return {{"validation", "last"}}; }
+// The canonical text leaves an option at that value out, so jobs stored before the option
+// existed keep their keys, and a stored text lacking it reads as that value.
+template <class Options>
+ParamMap earlier_values() {
+  if constexpr (requires { Options::earlier_values(); })
+    return Options::earlier_values();
+  else
+    return {};
+}
 
 namespace option_detail {
 
@@ -166,19 +182,26 @@ void apply_overrides(Options& options, const ParamMap& overrides, std::string_vi
 template <class Options>
 std::vector<OptionInfo> describe_options(Options options) {
   std::vector<OptionInfo> out;
+  const ParamMap earlier = earlier_values<Options>();
   options.visit([&](const char* name, auto& field, const char* help) {
     using T = std::decay_t<decltype(field)>;
-    out.push_back({name, option_detail::type_name<T>(), option_detail::to_text(field), help});
+    const std::string value = option_detail::to_text(field);
+    const auto it = earlier.find(std::string_view(name));
+    out.push_back({name, option_detail::type_name<T>(), value, help, it == earlier.end() ? value : it->second});
   });
   return out;
 }
 
-// "name=value;name=value" over all fields in declaration order.
+// "name=value;name=value" over all fields in declaration order (but those at their earlier
+// value, see earlier_values).
 template <class Options>
 std::string canonical_options(Options options) {
   std::string out;
+  const ParamMap earlier = earlier_values<Options>();
   options.visit([&](const char* name, auto& field, const char*) {
-    out += (out.empty() ? "" : ";") + std::string(name) + "=" + option_detail::to_text(field);
+    const std::string value = option_detail::to_text(field);
+    if (const auto it = earlier.find(std::string_view(name)); it != earlier.end() && it->second == value) return;
+    out += (out.empty() ? "" : ";") + std::string(name) + "=" + value;
   });
   return out;
 }

@@ -171,6 +171,19 @@ std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
   return std::make_unique<DrawsPredictive>(stochastic_outputs(net_, X, dropout_, samples_, rng), noise_variance_);
 }
 
+RegressionData fit_order(const RegressionData& train, ValidationRule rule, Rng& rng) {
+  if (rule == ValidationRule::last) return train;
+  return tuning::order_by_content(train, rng());
+}
+
+tuning::ValidationSplit grid_parts(const RegressionData& ordered, double fraction) {
+  const auto n_fit = static_cast<Eigen::Index>(std::floor((1.0 - fraction) * static_cast<double>(ordered.X.rows())));
+  if (n_fit < 1 || n_fit >= ordered.X.rows())
+    throw std::invalid_argument("mc-dropout: " + std::to_string(ordered.X.rows()) +
+                                " training rows are too few to hold out a validation part");
+  return {rows(ordered, 0, n_fit), rows(ordered, n_fit, ordered.X.rows() - n_fit)};
+}
+
 Model fit(const RegressionData& train_data, const Validated<Options>& validated, Rng& rng) {
   check_training_data(train_data, kName);
   const Options& options = *validated;
@@ -183,16 +196,11 @@ Model fit(const RegressionData& train_data, const Validated<Options>& validated,
   FitReport report;
   Setting best{options.dropout_rates.front(), taus.front()};
   const auto grid_start = std::chrono::steady_clock::now();
+  const RegressionData ordered =
+      options.validation == ValidationRule::random ? fit_order(train_data, options.validation, rng) : RegressionData{};
+  const RegressionData& data = options.validation == ValidationRule::random ? ordered : train_data;
   if (options.dropout_rates.size() * taus.size() > 1) {
-    // The first (1 - validation_fraction) of the rows train, the rest score (as the authors'
-    // code splits each training part).
-    const auto n_fit = static_cast<Eigen::Index>(
-        std::floor((1.0 - options.validation_fraction) * static_cast<double>(train_data.X.rows())));
-    if (n_fit < 1 || n_fit >= train_data.X.rows())
-      throw std::invalid_argument("mc-dropout: " + std::to_string(train_data.X.rows()) +
-                                  " training rows are too few to hold out a validation part");
-    const RegressionData fit_part = rows(train_data, 0, n_fit);
-    const RegressionData validation = rows(train_data, n_fit, train_data.X.rows() - n_fit);
+    const auto [fit_part, validation] = grid_parts(data, options.validation_fraction);
     double best_ll = -std::numeric_limits<double>::infinity();
     for (double p : options.dropout_rates)
       for (double tau : taus) {
@@ -213,7 +221,7 @@ Model fit(const RegressionData& train_data, const Validated<Options>& validated,
   }
   const double grid_seconds = seconds_since(grid_start);
   const auto refit_start = std::chrono::steady_clock::now();
-  DenseNetwork32 net = train(train_data, options, best, rng);
+  DenseNetwork32 net = train(data, options, best, rng);
   report.diagnostics.push_back({"dropout", best.dropout});
   report.diagnostics.push_back({"tau", best.tau});
   report.diagnostics.push_back({"grid_seconds", grid_seconds});

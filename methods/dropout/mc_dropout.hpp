@@ -2,19 +2,33 @@
 // MC dropout (Gal & Ghahramani 2016) as its authors' updated code runs it on the UCI splits:
 // one hidden layer of ReLU units with dropout on the inputs and on the hidden units, trained by
 // Adam on the mean squared error plus the weight decay l^2 (1 - p) / (2 N tau) of every weight
-// matrix; dropout rate p and model precision tau chosen from a grid by the log-likelihood of the
-// last part of the training data after training on the first part, then the network refit on
+// matrix; dropout rate p and model precision tau chosen from a grid by the log-likelihood of a
+// validation part of the training data after training on the rest, then the network refit on
 // all of it. Predictive: T stochastic forward passes (dropout kept on), each a Gaussian with
 // precision tau around the pass's output, mixed equally.
+#include <array>
 #include <cstdint>
 #include <vector>
 
+#include "methods/core/choice.hpp"
 #include "methods/core/dense_network.hpp"
 #include "methods/core/draws_predictive.hpp"
 #include "methods/core/model.hpp"
+#include "methods/core/options.hpp"
 #include "methods/core/rng.hpp"
+#include "methods/core/tuning/validation.hpp"
 
 namespace bnn::mc_dropout {
+
+// Which training rows score the grid. random: a seeded random part, the rows first put in an
+// order drawn from their values, so that no order of the rows in a file biases it (and the fit
+// does not depend on that order). last: the last part in the order given, as the authors' code
+// holds out on their index files, which are random permutations; on rows in file order (index
+// files written ascending, the harness's random and kfold protocols) it is the file's tail.
+enum class ValidationRule { random, last };
+constexpr std::array<ChoiceName<ValidationRule>, 2> choice_names(ValidationRule) {
+  return {{{ValidationRule::random, "random"}, {ValidationRule::last, "last"}}};
+}
 
 struct Options {
   int hidden_units = 50;
@@ -25,6 +39,7 @@ struct Options {
   std::vector<double> taus_normalized = {1.0, 10.0, 100.0};  // without one: tau s^2
   double length_scale = 1e-2;
   double validation_fraction = 0.2;
+  Choice<ValidationRule> validation = ValidationRule::random;
   int samples = 10000;
   double learning_rate = 1e-3;
 
@@ -38,11 +53,16 @@ struct Options {
     v("taus_normalized", taus_normalized,
       "without taus: precisions tried relative to the target's variance, tau s^2 (noise sd 1, 0.32, 0.1 of its sd)");
     v("length_scale", length_scale, "prior length-scale l of the weight decay l^2 (1 - p) / (2 N tau)");
-    v("validation_fraction", validation_fraction, "last part of the training data scoring the grid");
+    v("validation_fraction", validation_fraction, "part of the training data scoring the grid");
+    v("validation", validation,
+      "which rows score the grid: random (seeded, whatever their order) or last (the last part in the split's "
+      "order, the authors' rule)");
     v("samples", samples, "stochastic forward passes T of the predictive");
     v("learning_rate", learning_rate, "Adam step size");
   }
   void validate() const;
+  // Jobs stored before `validation` existed held out the last rows.
+  static ParamMap earlier_values() { return {{"validation", "last"}}; }
 };
 
 struct Setting {
@@ -61,6 +81,13 @@ template <class Scalar>
 double batch_loss(const BasicDenseNetwork<Scalar>& net, const DenseInput<Scalar>& X,
                   const Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& y, const BasicDropoutMasks<Scalar>& masks,
                   double decay, BasicDenseCache<Scalar>& cache, Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& gradient);
+
+// The training rows in the order the fit uses them: as given (rule last), or in an order drawn
+// from their values with a key from `rng` (rule random; tuning::order_by_content).
+RegressionData fit_order(const RegressionData& train, ValidationRule rule, Rng& rng);
+
+// The grid's parts of rows in fit order: the first (1 - fraction) train, the rest score.
+tuning::ValidationSplit grid_parts(const RegressionData& ordered, double fraction);
 
 // Trains a network on (X, y) with the setting's dropout and weight decay, in float32.
 DenseNetwork32 train(const RegressionData& data, const Options& options, const Setting& setting, Rng& rng);

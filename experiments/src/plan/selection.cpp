@@ -74,11 +74,11 @@ ConfigComparison compare_config(const std::string& stored, const std::string& cu
     auto it = new_config->options.find(name);
     if (it == new_config->options.end() || it->second != value) return result;
   }
-  const auto& defaults = find_method(method).options;
+  const auto& known = find_method(method).options;
   for (const auto& [name, value] : new_config->options) {
     if (old_config->options.count(name)) continue;
-    auto d = std::find_if(defaults.begin(), defaults.end(), [&](const OptionInfo& o) { return o.name == name; });
-    if (d == defaults.end() || d->default_value != value) return result;
+    auto d = std::find_if(known.begin(), known.end(), [&](const OptionInfo& o) { return o.name == name; });
+    if (d == known.end() || d->earlier_value != value) return result;
     result.missing_options.push_back(name);
   }
   result.match = ConfigMatch::older;

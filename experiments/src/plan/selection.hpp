@@ -2,8 +2,9 @@
 // Which stored jobs stand for the spec's current configuration. A job's key hashes its whole
 // configuration text (method, every option, seed, protocol, scale), so a method that gains an
 // option would otherwise orphan every stored job of it. A job whose text differs from the
-// current one only by options it does not record, each now at its default, is taken as the
-// same computation ("older"): adding an option whose default keeps the earlier behaviour
+// current one only by options it does not record, each now at the value that stands for the
+// time before it existed (its default, or its declared earlier value: options.hpp), is taken as
+// the same computation ("older"): adding an option whose default keeps the earlier behaviour
 // keeps old results usable, while a changed value or a changed default still does not.
 #include <map>
 #include <set>
@@ -24,7 +25,8 @@ struct ConfigComparison {
 };
 
 // `stored` and `current` are configuration texts as config_identity writes them
-// ("method=...|options=a=1;b=2|seed=...|..."); defaults come from the method registry.
+// ("method=...|options=a=1;b=2|seed=...|..."); defaults and earlier values come from the method
+// registry.
 ConfigComparison compare_config(const std::string& stored, const std::string& current);
 
 // The jobs of one (data set, method label) that a report takes: per split the first of a

@@ -95,13 +95,30 @@ std::string provenance(const ReportData& r, const std::string& bullet) {
               ? " (it has no numbers for the data sets shown: a copied spec keeps the paper it names)"
               : "")
       << "\n";
-  for (const ReferenceSpec& ref : s.references)
-    if (!ref.source.empty()) {
-      std::string labels;
-      for (const auto& label : ref.methods) labels += (labels.empty() ? "" : ", ") + label;
-      out << bullet << "Paper's numbers for " << (labels.empty() ? std::string("the methods") : labels) << ": "
-          << ref.source << "\n";
+  for (const ReferenceSpec& ref : s.references) {
+    const auto covered = [&](const std::string& label) {
+      return ref.methods.empty() || std::find(ref.methods.begin(), ref.methods.end(), label) != ref.methods.end();
+    };
+    // A file with no row for any data set shown (a renamed or new data set) says so, rather than
+    // the paper's column silently going missing.
+    const bool shows_its_methods = std::any_of(r.methods.begin(), r.methods.end(), covered);
+    const bool has_rows = std::any_of(r.cells.begin(), r.cells.end(), [&](const auto& c) {
+      return covered(std::get<1>(c.first)) && c.second.paper.has_value();
+    });
+    const bool no_rows = shows_its_methods && !has_rows && !r.datasets.empty() && paper_numbers;
+    if (ref.source.empty() && !no_rows) continue;
+    std::string labels;
+    for (const auto& label : ref.methods) labels += (labels.empty() ? "" : ", ") + label;
+    out << bullet << "Paper's numbers for " << (labels.empty() ? std::string("the methods") : labels) << ": "
+        << (ref.source.empty() ? s.paper : ref.source);
+    if (no_rows) {
+      std::string shown;
+      for (const auto& row : r.datasets) shown += (shown.empty() ? "" : ", ") + row.name;
+      out << " (its file " << ref.file << " has no rows for the data sets shown, " << shown
+          << ": a data set of another name needs [reference] dataset_names = { PAPER_NAME = \"NAME\" })";
     }
+    out << "\n";
+  }
   out << bullet << "Metrics on the "
       << (s.scale == "original" ? "original target scale" : "normalized target scale (training-part mean and sd)")
       << "; experiment seed " << s.seed << "\n";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <set>
@@ -12,6 +13,7 @@
 #include "experiments/src/report/active_learning_report.hpp"
 #include "experiments/src/report/artifact_report.hpp"
 #include "experiments/src/report/warning_groups.hpp"
+#include "methods/registry.hpp"
 
 namespace bnn::exp {
 namespace {
@@ -23,6 +25,41 @@ const Evaluation* last_evaluation(const JobRecord& job) {
     if (!best || e.step > best->step) best = &e;
   return best;
 }
+
+// Which training rows score a method's tuning, for a method that offers the choice (its option
+// `validation`): "random" or "last" per data set shown, with its validation_fraction.
+std::string validation_rule_note(const MethodConfig& m, const std::vector<DatasetRow>& rows,
+                                 const data::DatasetRegistry& registry) {
+  const auto& known = find_method(m.method).options;
+  const auto option = [&](const ParamMap& set, const std::string& name) {
+    if (auto it = set.find(name); it != set.end()) return it->second;
+    const auto info = std::find_if(known.begin(), known.end(), [&](const OptionInfo& o) { return o.name == name; });
+    return info == known.end() ? std::string() : info->default_value;
+  };
+  if (option({}, "validation").empty()) return "";
+  std::map<std::string, std::vector<std::string>> by_rule;  // rule text -> data sets
+  for (const auto& row : rows) {
+    const data::DatasetSpec& ds = registry.find(row.name);
+    if (!m.runs_on(ds.name, ds.aliases)) continue;
+    const ParamMap set = m.options_for(ds.name, ds.aliases);
+    char percent[32];
+    std::snprintf(percent, sizeof percent, "%g%%", 100.0 * std::stod(option(set, "validation_fraction")));
+    by_rule[option(set, "validation") == "last"
+                ? "the last " + std::string(percent) +
+                      " of each training part in the split's order (validation = \"last\", the " + "authors' rule)"
+                : "a seeded random " + std::string(percent) + " of each training part, whatever the order of its rows"]
+        .push_back(ds.name);
+  }
+  std::string note;
+  for (const auto& [rule, datasets] : by_rule) {
+    std::string names;
+    if (by_rule.size() > 1)
+      for (const auto& name : datasets) names += (names.empty() ? " (" : ", ") + name;
+    note += (note.empty() ? m.label + " tunes on " : "; on ") + rule + (names.empty() ? "" : names + ")");
+  }
+  return note;
+}
+
 }  // namespace
 
 const Cell& ReportData::cell(const std::string& dataset, const std::string& label, const std::string& metric) const {
@@ -265,6 +302,9 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
     if (selection.shows_method(m.label) && !method_available(m.method))
       r.notes.push_back("method " + m.label + " (" + m.method + ") is not implemented yet: no results of ours" +
                         (spec.references.empty() ? "" : " (the paper's numbers are shown)"));
+  for (const auto& m : spec.methods)
+    if (selection.shows_method(m.label) && method_available(m.method))
+      if (std::string rule = validation_rule_note(m, r.datasets, registry); !rule.empty()) r.notes.push_back(rule);
   return r;
 }
 

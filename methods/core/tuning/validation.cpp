@@ -1,8 +1,12 @@
 #include "validation.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace bnn::tuning {
 
@@ -23,6 +27,35 @@ ValidationSplit split_validation(const RegressionData& data, double fraction, Rn
     part.y[row] = data.y[src];
   }
   return s;
+}
+
+RegressionData order_by_content(const RegressionData& data, std::uint64_t key) {
+  const Eigen::Index n = data.X.rows(), d = data.X.cols();
+  // A row's value bits, inputs then target (+0 and -0 differ, as rows that differ in a bit may).
+  const auto bits = [&](Eigen::Index row, Eigen::Index k) {
+    return std::bit_cast<std::uint64_t>(k < d ? data.X(row, k) : data.y[row]);
+  };
+  std::vector<std::uint64_t> hash(static_cast<std::size_t>(n));
+  for (Eigen::Index i = 0; i < n; ++i) {
+    std::uint64_t h = key;
+    for (Eigen::Index k = 0; k <= d; ++k) h = splitmix64(h ^ bits(i, k));
+    hash[static_cast<std::size_t>(i)] = h;
+  }
+  std::vector<Eigen::Index> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), Eigen::Index{0});
+  std::sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) {
+    const auto ha = hash[static_cast<std::size_t>(a)], hb = hash[static_cast<std::size_t>(b)];
+    if (ha != hb) return ha < hb;
+    for (Eigen::Index k = 0; k <= d; ++k)  // equal hashes: by the values themselves
+      if (bits(a, k) != bits(b, k)) return bits(a, k) < bits(b, k);
+    return false;
+  });
+  RegressionData out{Eigen::MatrixXd(n, d), Eigen::VectorXd(n), data.target_scale};
+  for (Eigen::Index i = 0; i < n; ++i) {
+    out.X.row(i) = data.X.row(order[static_cast<std::size_t>(i)]);
+    out.y[i] = data.y[order[static_cast<std::size_t>(i)]];
+  }
+  return out;
 }
 
 }  // namespace bnn::tuning
