@@ -493,7 +493,8 @@ TEST_CASE("fake data: categorical columns are one-hot encoded, rows with missing
     REQUIRE(d.notes.size() == 2);
     CHECK(d.notes[0].find("3 of 6 rows dropped") != std::string::npos);
     CHECK(d.notes[0].find("lines 4, 5, 7") != std::string::npos);
-    CHECK(d.notes[1].find("column 0 (grade) one-hot encoded: 2 inputs for its labels A, E") != std::string::npos);
+    CHECK(d.notes[1].find("column 0 (grade) one-hot encoded: 2 inputs for its labels \"A\", \"E\"") !=
+          std::string::npos);
   }
   SECTION("without drop-rows a missing value is an error at its line") {
     const Fake f = make_fake("categorical-error",
@@ -535,6 +536,23 @@ TEST_CASE("fake data: a target constant but for rounding is warned about", "[dat
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].find("constant but for rounding") != std::string::npos);
   d.y << 0.3, 0.31, 0.3;
+  CHECK(bnn::data::data_warnings(d).empty());
+}
+
+TEST_CASE("fake data: a target constant but for a few rows is warned about", "[datasets]") {
+  Dataset d;
+  d.name = d.origin = "t.txt";
+  d.X = Eigen::MatrixXd::Zero(250, 1);
+  d.y = Eigen::VectorXd::Constant(250, 5.0);
+  d.y[17] = 5.1;  // 249 x 5.0 and one 5.1
+  auto warnings = bnn::data::data_warnings(d);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] ==
+        "t.txt: the target is 5 on 249 of its 250 rows (1 row(s) differ); it is constant but for a few "
+        "rows, so fits and metrics mean little");
+  d.y[18] = 4.9;  // two of 250 differ: still at most 1%
+  CHECK(bnn::data::data_warnings(d).size() == 1);
+  d.y.head(3) << 4.0, 6.0, 7.0;  // five differ: a target with some variation
   CHECK(bnn::data::data_warnings(d).empty());
 }
 

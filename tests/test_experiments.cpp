@@ -1022,19 +1022,22 @@ TEST_CASE("report marks differences beyond two combined standard errors", "[repo
   spec.datasets.resize(1);  // pbp-cubic
   spec.methods.resize(1);
   spec.report.metrics = {"rmse"};
+  spec.protocol.folds = 4;  // the four splits stored below are all of them
   ResultsStore store(scratch("report"));
   const auto& ds = registry.find("pbp-cubic");
   const ConfigIdentity id = config_identity(spec, spec.datasets[0], ds, spec.methods[0]);
-  for (int s = 0; s < 4; ++s) {
+  // A finished job of `split` with the given metrics, in `into`.
+  const auto record = [&](ResultsStore& into, int split, std::map<std::string, double> metrics) {
     JobRecord j;
-    j.key = {spec.name, "pbp-cubic", "linear", id.hash, s};
+    j.key = {spec.name, "pbp-cubic", "linear", id.hash, split};
     j.method = "linear";
     j.status = "ok";
     Evaluation e;
-    e.metrics = {{"rmse", 10.0 + s}};  // mean 11.5, se 0.645
+    e.metrics = std::move(metrics);
     j.evaluations = {e};
-    store.record(j);
-  }
+    into.record(j);
+  };
+  for (int s = 0; s < 4; ++s) record(store, s, {{"rmse", 10.0 + s}});  // mean 11.5, se 0.645
   ReferenceValues refs;
   refs[{"pbp-cubic", "linear", "rmse"}] = PaperValue{12.0, 0.1};
   ReportData r = build_report(spec, registry, store, refs);
@@ -1059,6 +1062,29 @@ TEST_CASE("report marks differences beyond two combined standard errors", "[repo
   CHECK_THAT(md, Catch::Contains("| pbp-cubic |") && Catch::Contains("11.50 ± 0.65 *") && Catch::Contains("14.0"));
   CHECK_THAT(render_csv(r), Catch::Contains("pbp-cubic,linear,rmse,11.5,0.6454972244,4,14,0.1"));
   CHECK_THAT(render_latex(r), Catch::Contains("\\toprule") && Catch::Contains("$\\pm$"));
+  CHECK_THAT(md, !Catch::Contains("(k/N)"));
+
+  // Fewer splits than the protocol's four (`run --splits 0-2`): 3 of 4 shown, never marked, the
+  // header says so.
+  ResultsStore three(scratch("report-partial"));
+  for (int s = 0; s < 3; ++s) record(three, s, {{"rmse", 10.0 + s}});  // mean 11, se 0.577: 14 is beyond two SE
+  const ReportData partial = build_report(spec, registry, three, refs);
+  const Cell& p = partial.cell("pbp-cubic", "linear", "rmse");
+  CHECK(p.n_splits == 3);
+  CHECK(p.n_planned == 4);
+  CHECK(p.partial());
+  CHECK_FALSE(p.differs);
+  const std::string partial_md = render_markdown(partial);
+  CHECK_THAT(partial_md, Catch::Contains("| 11.00 ± 0.58 (3/4) |"));
+  CHECK_THAT(partial_md, Catch::Contains("- `(k/N)`: our value is the mean of k of the protocol's N splits"));
+  // A fourth job whose rmse row is missing (deleted from the store): the cell counts the three it
+  // averages, not the four jobs.
+  record(three, 3, {{"test_ll", -1.0}});
+  const ReportData with_fourth = build_report(spec, registry, three, refs);
+  const Cell& counted = with_fourth.cell("pbp-cubic", "linear", "rmse");
+  CHECK(counted.n_splits == 3);
+  CHECK(counted.partial());
+  CHECK(counted.ours->value == Approx(11.0));
   CHECK_THAT(md, !Catch::Contains("target transformed"));
   // A transformed target is named in the header (its metrics are on that scale).
   spec.datasets[0].target_transform = data::TargetTransform::log1p;

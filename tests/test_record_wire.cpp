@@ -50,6 +50,7 @@ JobRecord full_record() {
   r.host = "node17";
   r.finished_at = "2026-11-27T01:02:03Z";
   r.run_id = 42;
+  r.data_hash = "0123456789abcdef";
   for (int step = 0; step < 2; ++step) {
     Evaluation e;
     e.step = step;
@@ -103,6 +104,7 @@ void require_equal(const JobRecord& a, const JobRecord& b) {
   CHECK(same_bits(a.fit_cpu_seconds, b.fit_cpu_seconds));
   CHECK((a.code_version == b.code_version && a.host == b.host && a.finished_at == b.finished_at));
   CHECK(a.run_id == b.run_id);
+  CHECK(a.data_hash == b.data_hash);
   REQUIRE(a.evaluations.size() == b.evaluations.size());
   for (std::size_t i = 0; i < a.evaluations.size(); ++i) {
     const Evaluation &x = a.evaluations[i], &y = b.evaluations[i];

@@ -91,6 +91,16 @@ TEST_CASE("slurm script: each bad option is named", "[cluster]") {
         "--partition 'a;rm -rf /' may hold only letters, digits and _ . , : + -");
   CHECK(error([](SlurmRequest& r) { r.form = "mpirun"; }) == "--form 'mpirun' must be mpi or array");
   CHECK(error([](SlurmRequest& r) { r.shards = -1; }) == "--shards is -1, but must be >= 1");
+  CHECK(error([](SlurmRequest& r) { r.time = "00:00:00"; }) ==
+        "--time '00:00:00' is under a minute: Slurm would end the job before it runs");
+  CHECK(error([](SlurmRequest& r) { r.time = "00:01:00"; }) == "no error");
+  CHECK(error([](SlurmRequest& r) { r.shards = 4; }) ==
+        "--shards 4 is for --form array (the mpi form hands jobs out to its processes as they finish)");
+  CHECK(error([](SlurmRequest& r) {
+          r.form = "array";
+          r.shards = 4;
+        }) == "no error");
+  CHECK(error([](SlurmRequest& r) { r.cpus_per_task = 0; }) == "--cpus-per-task is 0, but must be between 1 and 4096");
 }
 
 TEST_CASE("shell quoting: words stay words", "[cluster]") {

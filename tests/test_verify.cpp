@@ -11,6 +11,7 @@
 
 #include "experiments/src/io/csv.hpp"
 #include "experiments/src/report/report.hpp"
+#include "experiments/src/store/published_jobs.hpp"
 #include "experiments/src/verify/split_comparison.hpp"
 #include "experiments/src/verify/verify.hpp"
 #include "tests/support/errors.hpp"
@@ -344,4 +345,77 @@ TEST_CASE("compare_split_tables: a job stored before its method gained options",
         "jobs.csv, line 1: no column 'config_hash' (expected the header of `report --format jobs`)");
   CHECK(bnn::test::invalid_argument_message([&] { read_job_configs(jobs_header + "a,b\n", "jobs.csv"); }) ==
         "jobs.csv, line 2: 2 fields, but the header has 7");
+}
+
+TEST_CASE("compare_jobs: a stored record must be complete, with the seed its key derives", "[verify]") {
+  const JobRecord rerun = sample_job();
+  JobRecord stored = rerun;
+  stored.evaluations[0].metrics.erase("rmse");  // a row deleted from the store
+  CHECK(compare_jobs(stored, rerun).worst == "metric rmse missing in the store");
+  stored = rerun;
+  stored.evaluations[0].points = {};  // a step's prediction row deleted...
+  stored.evaluations[0].test_rows.clear();
+  CHECK(compare_jobs(stored, rerun, std::nullopt, std::nullopt, true).worst ==
+        "per-point predictions missing in the store");
+  CHECK(compare_jobs(stored, rerun).differing == 0);  // ... or a store merged --without-points
+  stored = rerun;
+  Evaluation extra = rerun.evaluations[0];
+  extra.step = 1;
+  JobRecord longer = rerun;
+  longer.evaluations.push_back(extra);  // an active-learning step deleted from the store
+  CHECK(compare_jobs(stored, longer).worst == "evaluation step 1 missing in the store");
+  stored.seed = 7;
+  CHECK(compare_jobs(stored, rerun).worst == "stored seed 7, but the job's key derives 0");
+  stored = rerun;
+  stored.data_hash = "aaaaaaaaaaaaaaaa";
+  JobRecord other_data = rerun;
+  other_data.data_hash = "bbbbbbbbbbbbbbbb";
+  CHECK(
+      compare_jobs(stored, other_data).worst ==
+      "computed from other data (data hash aaaaaaaaaaaaaaaa, now bbbbbbbbbbbbbbbb): a data or split file changed since");
+  stored.data_hash.clear();  // stored before bnnbench kept the hash: not a difference
+  CHECK(compare_jobs(stored, other_data).differing == 0);
+}
+
+TEST_CASE("published jobs: splits.csv and jobs.csv read back to the stored numbers, bit for bit", "[verify][report]") {
+  JobRecord a = sample_job();
+  a.key.experiment = "exp";
+  a.method = "pbp";
+  a.config = "method=pbp|options=epochs=40|seed=1";
+  a.seed = 18446744073709551615ULL;
+  a.n_train = 455;
+  a.fit_seconds = 1.0 / 3.0;
+  a.diagnostics = "noise=0.1";
+  a.data_hash = "0123456789abcdef";
+  a.evaluations[0].metrics["rmse"] = 0.1 + 0.2;  // 17 digits needed
+  JobRecord b = a;
+  b.key.split = 4;
+  b.status = "failed";
+  b.error = "diverged, \"badly\"";
+  Evaluation later = a.evaluations[0];
+  later.step = 2;
+  later.metrics["rmse"] = -1e-300;
+  b.evaluations.push_back(later);
+  const std::vector<JobRecord> jobs = {a, b};
+  const auto back = published_jobs("exp", render_split_csv(jobs), "splits.csv", render_job_csv(jobs), "jobs.csv");
+  REQUIRE(back.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    INFO("job " << i);
+    CHECK(back[i].key == jobs[i].key);
+    CHECK(back[i].status == jobs[i].status);
+    CHECK(back[i].seed == jobs[i].seed);
+    CHECK(back[i].config == jobs[i].config);
+    CHECK(back[i].error == jobs[i].error);
+    CHECK(back[i].n_train == jobs[i].n_train);
+    CHECK(back[i].fit_seconds == jobs[i].fit_seconds);
+    CHECK(back[i].diagnostics == jobs[i].diagnostics);
+    CHECK(back[i].data_hash == jobs[i].data_hash);
+    REQUIRE(back[i].evaluations.size() == jobs[i].evaluations.size());
+    for (std::size_t e = 0; e < jobs[i].evaluations.size(); ++e) {
+      CHECK(back[i].evaluations[e].step == jobs[i].evaluations[e].step);
+      CHECK(back[i].evaluations[e].metrics == jobs[i].evaluations[e].metrics);
+    }
+  }
+  CHECK_THAT(bnn::test::invalid_argument_message([] { published_jobs("exp", "dataset,method\n", "s.csv", "", ""); }),
+             Catch::Contains("s.csv, line 1: not a per-split table"));
 }

@@ -61,8 +61,8 @@ std::string dataset_table(const DatasetRegistry& registry, const std::string& da
   return out;
 }
 
-std::vector<std::string> fetch_datasets(const DatasetRegistry& registry, const std::vector<std::string>& names,
-                                        const FetchOptions& options) {
+FetchOutcome fetch_datasets(const DatasetRegistry& registry, const std::vector<std::string>& names,
+                            const FetchOptions& options) {
   std::vector<const DatasetSpec*> targets;
   if (names.empty()) {
     for (const auto& d : registry.all())
@@ -70,16 +70,23 @@ std::vector<std::string> fetch_datasets(const DatasetRegistry& registry, const s
   } else {
     for (const auto& n : names) targets.push_back(&registry.find(n));
   }
-  std::vector<std::string> failures;
+  FetchOutcome out;
   for (const auto* d : targets) {
     try {
       fetch_dataset(*d, options);
+    } catch (const SourceMissing& e) {
+      if (!names.empty()) {
+        out.failed.push_back(e.what());
+        options.log("error: " + std::string(e.what()));
+      } else {
+        out.not_at_source.push_back(e.what());
+      }
     } catch (const std::exception& e) {
-      failures.push_back(e.what());
+      out.failed.push_back(e.what());
       options.log("error: " + std::string(e.what()));
     }
   }
-  return failures;
+  return out;
 }
 
 }  // namespace bnn::data

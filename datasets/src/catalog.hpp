@@ -13,9 +13,14 @@ namespace bnn::data {
 // splits, and whether it is present and verified in `data_dir` (or built in).
 std::string dataset_table(const DatasetRegistry& registry, const std::string& data_dir);
 
-// Fetches the named data sets (every public one when `names` is empty); returns the error of
-// each that could not be fetched, having tried all of them.
-std::vector<std::string> fetch_datasets(const DatasetRegistry& registry, const std::vector<std::string>& names,
-                                        const FetchOptions& options);
+// Fetches the named data sets (every public one when `names` is empty), trying all of them:
+// the error of each that failed, and, when fetching every one, those the source does not hold
+// (a mirror without `year`), which are not failures.
+struct FetchOutcome {
+  std::vector<std::string> failed;
+  std::vector<std::string> not_at_source;
+};
+FetchOutcome fetch_datasets(const DatasetRegistry& registry, const std::vector<std::string>& names,
+                            const FetchOptions& options);
 
 }  // namespace bnn::data

@@ -188,7 +188,11 @@ void download(const std::string& url, const std::string& destination) {
   out.close();
   if (rc != CURLE_OK) {
     fs::remove(destination);
-    throw FetchError("download of " + url + " failed: " + (error[0] ? error : curl_easy_strerror(rc)));
+    long status = 0;
+    curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &status);
+    const std::string message = "download of " + url + " failed: " + (error[0] ? error : curl_easy_strerror(rc));
+    if (status == 404 || rc == CURLE_FILE_COULDNT_READ_FILE) throw SourceMissing(message);
+    throw FetchError(message);
   }
   if (!out) throw FetchError("cannot write " + destination);
 }
@@ -247,8 +251,8 @@ void fetch_dataset(const DatasetSpec& spec, const FetchOptions& options) {
         download(origin.location, raw);
       } else {
         if (!fs::exists(origin.location))
-          throw FetchError("not in the mirror: " + origin.location + " does not exist" +
-                           (origin.is_archive ? " (nor does the unpacked " + file.path + ")" : ""));
+          throw SourceMissing("not in the mirror: " + origin.location + " does not exist" +
+                              (origin.is_archive ? " (nor does the unpacked " + file.path + ")" : ""));
         fs::copy_file(origin.location, raw, fs::copy_options::overwrite_existing);
       }
       if (origin.is_archive) {
@@ -268,7 +272,9 @@ void fetch_dataset(const DatasetSpec& spec, const FetchOptions& options) {
       fs::remove(raw, ec);
       fs::remove(part, ec);
       const std::string message = e.what();
-      throw FetchError(message.rfind(what, 0) == 0 ? message : what + ": " + message);
+      const std::string named = message.rfind(what, 0) == 0 ? message : what + ": " + message;
+      if (dynamic_cast<const SourceMissing*>(&e)) throw SourceMissing(named);
+      throw FetchError(named);
     } catch (const fs::filesystem_error& e) {
       fs::remove(raw, ec);
       fs::remove(part, ec);

@@ -15,6 +15,13 @@ class FetchError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The source does not have the file (not in the mirror folder, HTTP 404): a data set the mirror
+// does not hold, rather than one that failed.
+class SourceMissing : public FetchError {
+ public:
+  using FetchError::FetchError;
+};
+
 // --data-dir if given, else $BNNBENCH_DATA, else $XDG_CACHE_HOME/bnnbench or ~/.cache/bnnbench.
 std::string resolve_data_dir(const std::string& from_command_line);
 

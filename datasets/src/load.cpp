@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <stdexcept>
 
 #include "data_error.hpp"
@@ -128,6 +129,16 @@ void drop_rows(NumericTable& table, RowSources& sources, const std::vector<char>
   sources.first_row = std::move(first_row);
 }
 
+// A label as the notes show it: in double quotes, a quote or backslash in it escaped.
+std::string quoted_label(const std::string& label) {
+  std::string out = "\"";
+  for (char c : label) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
 // The feature matrix, a category column as one 0/1 input per label (one-hot).
 Eigen::MatrixXd encode_features(const NumericTable& table, const std::vector<long>& features,
                                 const std::vector<long>& categorical, const std::string& column_source,
@@ -150,7 +161,7 @@ Eigen::MatrixXd encode_features(const NumericTable& table, const std::vector<lon
       inputs.push_back((codes == static_cast<double>(k)).cast<double>());
     }
     std::string shown;
-    for (std::size_t k = 0; k < used.size() && k < 8; ++k) shown += (k ? ", " : "") + used[k];
+    for (std::size_t k = 0; k < used.size() && k < 8; ++k) shown += (k ? ", " : "") + quoted_label(used[k]);
     if (used.size() > 8) shown += ", ...";
     notes.push_back("column " + std::to_string(c) + (table.names.empty() ? "" : " (" + table.names[c] + ")") +
                     " one-hot encoded: " + std::to_string(used.size()) + " inputs for its labels " + shown);
@@ -213,6 +224,21 @@ std::vector<std::string> data_warnings(const Dataset& data) {
                   sd / std::abs(mean), sd, mean);
     out.push_back((data.name == data.origin ? data.origin : data.name + " (" + data.origin + ")") + ": " + text +
                   "; it is constant but for rounding, so fits and metrics mean little");
+    return out;
+  }
+  // One value on all but a few rows: standardized, those few are outliers of many standard
+  // deviations and the rest a constant; a fit says little and a test LL is dominated by them.
+  std::map<double, long> counts;
+  for (Eigen::Index i = 0; i < data.y.size(); ++i) ++counts[data.y[i]];
+  const auto mode =
+      std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  const long others = static_cast<long>(data.y.size()) - mode->second;
+  if (data.y.size() >= 10 && others > 0 && others <= std::max<long>(1, static_cast<long>(data.y.size()) / 100)) {
+    char text[200];
+    std::snprintf(text, sizeof text, "the target is %.10g on %ld of its %ld rows (%ld row(s) differ)", mode->first,
+                  mode->second, static_cast<long>(data.y.size()), others);
+    out.push_back((data.name == data.origin ? data.origin : data.name + " (" + data.origin + ")") + ": " + text +
+                  "; it is constant but for a few rows, so fits and metrics mean little");
   }
   return out;
 }

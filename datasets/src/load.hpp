@@ -25,7 +25,8 @@ Dataset load_user_table(const std::string& path, const std::string& target, cons
 
 // Rejects data a regression protocol cannot use: fewer than `min_rows` rows or a constant target.
 void check_usable(const Dataset& data, Eigen::Index min_rows);
-// What makes results on usable data doubtful: a target constant but for rounding.
+// What makes results on usable data doubtful: a target constant but for rounding, or one value
+// on all but a few rows (at most 1% of them, or one, of ten or more).
 std::vector<std::string> data_warnings(const Dataset& data);
 
 }  // namespace bnn::data

@@ -29,11 +29,23 @@ std::string Protocol::describe() const {
 }
 
 void Protocol::validate() const {
+  // Each split is a job of every method and holds its rows' indices (8 bytes a row): bounded
+  // before any is made.
+  constexpr int kMaxSplits = 100'000;
   if (kind == Kind::kfold && folds < 2)
     throw std::invalid_argument("protocol: folds is " + std::to_string(folds) + ", but must be >= 2");
+  if (kind == Kind::kfold && folds > kMaxSplits)
+    throw std::invalid_argument("protocol: folds is " + std::to_string(folds) +
+                                ", but must be <= " + std::to_string(kMaxSplits) + " (a job of every method per fold)");
   if (kind == Kind::random) {
     if (repeats < 1)
       throw std::invalid_argument("protocol: repeats is " + std::to_string(repeats) + ", but must be >= 1");
+    if (repeats > kMaxSplits)
+      throw std::invalid_argument("protocol: repeats is " + std::to_string(repeats) +
+                                  ", but must be <= " + std::to_string(kMaxSplits) +
+                                  " (a job of every method per repeat; the splits alone would take 8 bytes per row "
+                                  "per repeat, " +
+                                  std::to_string(repeats / 125'000) + " GB per 1000 rows)");
     if (!(train_fraction >= 0.0))  // negative or NaN would otherwise be ignored silently
       throw std::invalid_argument("protocol: train_fraction must be in (0, 1), or 0 to use n_train");
     if (train_fraction > 0.0 && n_train > 0)

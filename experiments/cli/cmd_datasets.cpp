@@ -13,11 +13,16 @@ int datasets_fetch(const CommonOptions& common, const std::string& from, const s
   options.data_dir = common.resolved_data_dir();
   options.from = from;
   options.log = [](const std::string& line) { std::cerr << line << "\n"; };
-  const std::vector<std::string> failures = data::fetch_datasets(common.load_registry(), names, options);
+  const data::FetchOutcome outcome = data::fetch_datasets(common.load_registry(), names, options);
   std::cerr << "data directory: " << options.data_dir << "\n";
-  if (failures.empty()) return 0;
-  std::cerr << failures.size() << " data set(s) could not be fetched:\n";
-  for (const auto& f : failures) std::cerr << "  " << f << "\n";
+  if (!outcome.not_at_source.empty()) {
+    std::cerr << outcome.not_at_source.size() << " data set(s) not at the source" << (from.empty() ? "" : " " + from)
+              << " (fetch them by name from elsewhere when needed):\n";
+    for (const auto& f : outcome.not_at_source) std::cerr << "  " << f << "\n";
+  }
+  if (outcome.failed.empty()) return 0;
+  std::cerr << outcome.failed.size() << " data set(s) could not be fetched:\n";
+  for (const auto& f : outcome.failed) std::cerr << "  " << f << "\n";
   return 1;
 }
 

@@ -70,6 +70,8 @@ int cmd_fit(const std::vector<std::string>& args) {
     throw po::error("--seed is '" + seed_text + "', but must be an integer from 0 to 2^64 - 1");
   exp::check_threads(threads);
   if (files.train.empty() || files.test.empty()) throw po::error("both --train and --test are required");
+  exp::register_input(files.train, "the training table (--train)");
+  exp::register_input(files.test, "the test table (--test)");
   const MethodEntry& method = find_method(method_name);
   ParamMap params;
   for (const auto& s : settings) {

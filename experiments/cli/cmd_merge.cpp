@@ -30,7 +30,8 @@ int cmd_merge(const std::vector<std::string>& args) {
   if (results.empty()) throw po::error("missing --results OUT");
   if (inputs.empty()) throw po::error("missing input results directories");
   for (const auto& in : inputs) exp::ResultsStore::prepare_merge_input(in);  // before OUT is created
-  const exp::RunLock lock(results, "bnnbench merge");                        // one writer per store
+  exp::ResultsStore::check_output_store(results);
+  const exp::RunLock lock(results, "bnnbench merge");  // one writer per store
   exp::ResultsStore store(results);
   for (const auto& in : inputs) {
     const long copied = store.merge_from(in, !without_points);

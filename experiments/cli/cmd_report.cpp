@@ -5,6 +5,8 @@
 #include "common.hpp"
 #include "experiments/src/io/files.hpp"
 #include "experiments/src/report/publish.hpp"
+#include "experiments/src/store/store.hpp"
+#include "experiments/src/verify/verify.hpp"
 #include "job_filter.hpp"
 
 namespace bnn::cli {
@@ -68,14 +70,17 @@ int cmd_report(const std::vector<std::string>& args) {
     return 0;
   if (experiment.empty()) throw po::error("missing EXPERIMENT");
   if (!(tolerance >= 0.0))
-    throw std::invalid_argument("--tolerance is " + std::to_string(tolerance) + ", but must be >= 0");
+    throw std::invalid_argument("--tolerance is " + exp::format_tolerance(tolerance) + ", but must be >= 0");
   if (!compare.empty() && !publish_dir.empty()) throw po::error("--compare and --publish: give one of them");
+  if (!compare.empty()) exp::register_input(compare, "the published file to compare with (--compare)");
   const exp::ExperimentSpec spec = exp::load_spec(experiment, filter.settings);
   const data::DatasetRegistry registry = common.load_registry();
   const exp::PlanOptions selected = filter.plan_options("");
   const exp::ReportSource source{spec, registry, results.empty() ? exp::default_results_dir(spec.name) : results,
                                  exp::report_selection(spec, registry, selected.only_methods, selected.only_datasets),
                                  common.resolved_data_dir()};
+  exp::register_store_files(source.results);
+  if (!output.empty()) exp::check_output_path(output, "-o");  // before any work
   if (!compare.empty()) {
     const exp::ComparisonOutcome c = exp::compare_with_published(source, compare, tolerance);
     std::cout << c.text;

@@ -94,7 +94,8 @@ int cmd_run_mpi(const std::vector<std::string>& args, const std::string& command
     std::optional<exp::RunLock> lock;
     std::optional<exp::ResultsStore> store;
     if (root) {
-      lock.emplace(r.results, command_line);  // one writer per store
+      exp::ResultsStore::check_output_store(r.results);  // nothing made in another program's folder
+      lock.emplace(r.results, command_line);             // one writer per store
       store.emplace(r.results);
       print_start(r, *store);
     }
@@ -114,6 +115,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& command_lin
   RunRequest r;
   if (!prepare_run(args, command_line, r, true)) return 0;
   if (r.dry_run) return dry_run(r);
+  exp::ResultsStore::check_output_store(r.results);  // nothing made in another program's folder
   const exp::RunLock lock(r.results, command_line);  // one writer per store
   exp::ResultsStore store(r.results);
   print_start(r, store);

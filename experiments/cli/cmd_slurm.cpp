@@ -95,6 +95,7 @@ int cmd_slurm(const std::vector<std::string>& args) {
   }
   if (given.experiment.empty()) throw po::error("missing EXPERIMENT");
   if (request.time.empty()) throw po::error("--time is required (the job's time limit, e.g. 12:00:00)");
+  exp::check_slurm_request(request);  // before the run's own checks, which name run's options
 
   // Run's options as given, each path made absolute (the nodes do not start where this runs).
   std::string experiment = given.experiment;

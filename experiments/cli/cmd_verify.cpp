@@ -5,6 +5,7 @@
 
 #include "common.hpp"
 #include "experiments/src/run/runner.hpp"
+#include "experiments/src/verify/verify.hpp"
 #include "experiments/src/verify/verify_run.hpp"
 #include "job_filter.hpp"
 
@@ -46,7 +47,7 @@ int cmd_verify(const std::vector<std::string>& args) {
   if (experiment.empty()) throw po::error("missing EXPERIMENT");
   exp::check_threads(verify.threads);
   if (!(verify.tolerance >= 0.0))
-    throw std::invalid_argument("--tolerance is " + std::to_string(verify.tolerance) + ", but must be >= 0");
+    throw std::invalid_argument("--tolerance is " + exp::format_tolerance(verify.tolerance) + ", but must be >= 0");
   const exp::ExperimentSpec spec = exp::load_spec(experiment, filter.settings);
   if (verify.results.empty()) verify.results = exp::default_results_dir(spec.name);
   verify.plan = filter.plan_options(common.resolved_data_dir());

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "datasets/src/fetch.hpp"
+#include "experiments/src/io/files.hpp"
 
 namespace bnn::cli {
 
@@ -42,6 +43,7 @@ std::string CommonOptions::resolved_data_dir() const {
 data::DatasetRegistry CommonOptions::load_registry() const {
   std::vector<std::string> files = {data::default_registry_path()};
   files.insert(files.end(), registries.begin(), registries.end());
+  for (const auto& file : files) exp::register_input(file, "a data-set registry");
   return data::DatasetRegistry::load(files);
 }
 

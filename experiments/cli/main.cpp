@@ -1,6 +1,7 @@
 // bnnbench: reruns published experiments on Bayesian neural networks for regression and
 // writes the papers' tables with the papers' numbers beside ours.
 #include <malloc.h>
+#include <signal.h>
 
 #include <Eigen/Core>
 #include <boost/program_options/errors.hpp>
@@ -59,6 +60,9 @@ int main(int argc, char** argv) {
   // so a method keeps its largest per-step matrices in a workspace: gp::EvidenceWorkspace.)
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, which the store reports as a
+  // failed write (what a full disk gives), instead of SIGXFSZ ending the run without a word.
+  signal(SIGXFSZ, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string command_line = "bnnbench";
   for (const auto& a : args) command_line += " " + a;

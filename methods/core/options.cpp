@@ -76,7 +76,33 @@ void require_below(std::string_view method, std::string_view name, double value,
 void require_hidden_layers(std::string_view method, const std::vector<int>& hidden_layers) {
   if (hidden_layers.empty())
     throw std::invalid_argument(std::string(method) + ": hidden_layers is empty, but must list >= 1 layer");
-  for (int units : hidden_layers) require_at_least(method, "each entry of hidden_layers", units, 1);
+  if (hidden_layers.size() > 100)
+    throw std::invalid_argument(std::string(method) + ": hidden_layers lists " + std::to_string(hidden_layers.size()) +
+                                " layers, but must list <= 100");
+  for (int units : hidden_layers) require_units(method, "hidden_layers", units);
+}
+
+void require_units(std::string_view method, std::string_view name, long units) {
+  const std::string what =
+      name == "hidden_layers" ? "has a layer of " + std::to_string(units) + " units" : "is " + std::to_string(units);
+  if (units < 1)
+    throw std::invalid_argument(std::string(method) + ": " + std::string(name) + " " + what + ", but must be >= 1");
+  if (units > kMaxUnits) {
+    char memory[96];
+    std::snprintf(memory, sizeof memory, "%.3g GB", static_cast<double>(units) * 8.0 / 1e9);
+    throw std::invalid_argument(std::string(method) + ": " + std::string(name) + " " + what +
+                                ", but must be <= " + std::to_string(kMaxUnits) + " (a layer that wide needs " +
+                                memory + " for each input's weights alone, more for a network's copies and gradients)");
+  }
+}
+
+void require_count(std::string_view method, std::string_view name, long value, long most, std::string_view each) {
+  if (value < 1)
+    throw std::invalid_argument(std::string(method) + ": " + std::string(name) + " is " + std::to_string(value) +
+                                ", but must be >= 1");
+  if (value > most)
+    throw std::invalid_argument(std::string(method) + ": " + std::string(name) + " is " + std::to_string(value) +
+                                ", but must be <= " + std::to_string(most) + " (" + std::string(each) + ")");
 }
 
 }  // namespace bnn

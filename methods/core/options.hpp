@@ -211,7 +211,15 @@ void require_at_least(std::string_view method, std::string_view name, double val
 void require_positive(std::string_view method, std::string_view name, double value);
 void require_in_open_unit(std::string_view method, std::string_view name, double value);
 void require_below(std::string_view method, std::string_view name, double value, double bound);
-// A network's hidden layers: at least one, each with at least one unit.
+// A network's hidden layers: at least one, each with at least one unit (require_units).
 void require_hidden_layers(std::string_view method, const std::vector<int>& hidden_layers);
+// A layer's width: from 1 to kMaxUnits, checked before anything is allocated, the message giving
+// the memory such a layer would need ("pbp: hidden_layers has a layer of 100000000 units, but
+// must be <= 100000 (...)").
+inline constexpr long kMaxUnits = 100'000;
+void require_units(std::string_view method, std::string_view name, long units);
+// A count that sizes what a fit stores (passes, members, chains): from 1 to `most`; `each` says
+// what one costs, for the message.
+void require_count(std::string_view method, std::string_view name, long value, long most, std::string_view each);
 
 }  // namespace bnn

@@ -15,8 +15,8 @@ double sigmoid(double g) { return g >= 0.0 ? 1.0 / (1.0 + std::exp(-g)) : std::e
 }  // namespace
 
 void Options::validate() const {
-  require_at_least(kName, "members", members, 1);
-  require_at_least(kName, "hidden_units", hidden_units, 1);
+  require_count(kName, "members", members, 10'000, "each member is a network trained and kept");
+  require_units(kName, "hidden_units", hidden_units);
   require_at_least(kName, "epochs", epochs, 1);
   require_at_least(kName, "batch_size", batch_size, 1);
   require_positive(kName, "learning_rate", learning_rate);

@@ -29,7 +29,7 @@ RegressionData rows(const RegressionData& data, Eigen::Index first, Eigen::Index
 }  // namespace
 
 void Options::validate() const {
-  require_at_least(kName, "hidden_units", hidden_units, 1);
+  require_units(kName, "hidden_units", hidden_units);
   require_at_least(kName, "epochs", epochs, 1);
   require_at_least(kName, "batch_size", batch_size, 1);
   if (dropout_rates.empty()) throw std::invalid_argument("mc-dropout: dropout_rates is empty, but needs at least one");
@@ -43,7 +43,7 @@ void Options::validate() const {
   for (double tau : taus_normalized) require_positive(kName, "taus_normalized", tau);
   require_positive(kName, "length_scale", length_scale);
   require_in_open_unit(kName, "validation_fraction", validation_fraction);
-  require_at_least(kName, "samples", samples, 1);
+  require_count(kName, "samples", samples, 1'000'000, "each pass is stored, 4 bytes per test point");
   require_positive(kName, "learning_rate", learning_rate);
 }
 

@@ -41,7 +41,7 @@ double weight_second_moment(const GaussianQ& q) {
 
 void Options::validate() const {
   const char* name = method_name(*this);
-  require_at_least(name, "hidden_units", hidden_units, 1);
+  require_units(name, "hidden_units", hidden_units);
   if (covariance == CovarianceForm::factor) require_at_least(name, "factors", factors, 1);
   require_positive(name, "alpha_shape", alpha_shape);
   require_positive(name, "alpha_scale", alpha_scale);

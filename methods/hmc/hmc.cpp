@@ -24,7 +24,7 @@ void Options::validate(std::string_view method) const {
   require_positive(method, "output_prior_scale", output_prior_scale);
   require_positive(method, "noise_prior_shape", noise_prior_shape);
   require_positive(method, "noise_prior_scale", noise_prior_scale);
-  require_at_least(method, "chains", chains, 1);
+  require_count(method, "chains", chains, 10'000, "each chain keeps its draws of every weight");
   require_at_least(method, "warmup", warmup, 20);
   require_at_least(method, "thin", thin, 1);
   require_at_least(method, "samples", samples, 4.0 * chains * thin);

@@ -159,7 +159,7 @@ std::string Options::method_name() const { return is_diagonal(*this) ? "laplace-
 
 void Options::validate() const {
   const std::string name = method_name();
-  require_at_least(name, "hidden_units", hidden_units, 1);
+  require_units(name, "hidden_units", hidden_units);
   if (activation == Activation::relu)
     throw std::invalid_argument(name + ": activation is 'relu', but must be erf or tanh");
   require_positive(name, "initial_alpha", initial_alpha);

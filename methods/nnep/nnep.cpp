@@ -22,7 +22,7 @@ namespace bnn::nnep {
 
 void Options::validate() const {
   const char* name = prior == InputPrior::gaussian ? "nn-ep-ard" : "nn-ep-la";
-  require_at_least(name, "hidden_units", hidden_units, 1);
+  require_units(name, "hidden_units", hidden_units);
   require_at_least(name, "linear_units", linear_units, 0);
   require_below(name, "linear_units", linear_units, hidden_units + 1);
   require_positive(name, "phi_prior_variance", phi_prior_variance);

@@ -26,7 +26,7 @@ listed=$("$BNNBENCH" datasets list --registry my-registry.toml | grep '^concrete
 grep -qE '^concrete2 +60 +13 .*present' <<<"$listed" || fail "concrete2 not listed with 60 rows, 13 inputs: $listed"
 out=$("$BNNBENCH" run ./my-experiment.toml --registry my-registry.toml -q 2>run.err)
 grep -q 'concrete2: 2 of 62 rows dropped .* (lines 18, 41)' run.err || fail "run does not say which rows it dropped: $(cat run.err)"
-grep -q 'concrete2: column 8 (cement) one-hot encoded: 5 inputs for its labels A, B, C, D, E' run.err ||
+grep -q 'concrete2: column 8 (cement) one-hot encoded: 5 inputs for its labels "A", "B", "C", "D", "E"' run.err ||
   fail "run does not name the one-hot encoding: $(cat run.err)"
 grep -qE '^\| concrete2 \| 48/12 \| 13 \|' <<<"$out" || fail "no concrete2 row of 48/12 points, 13 inputs: $out"
 grep -q 'concrete2: column 8 one-hot encoded on loading' <<<"$out" || fail "the report header does not name the encoding"

@@ -32,7 +32,7 @@ before=$(count_ok)
 [ "$before" -ge 3 ] && [ "$before" -lt 120 ] || fail "expected a partial run, found $before finished jobs"
 # --dry-run lists what is finished and what would run, and runs nothing.
 dry=$("$BNNBENCH" run "$work/resume.toml" --dry-run --results "$results" 2>/dev/null)
-grep -q "| protein | linear | 120 | $before | 0 | 0 | 0 | 0 | $((120 - before)) |" <<<"$dry" || fail "dry run table: $dry"
+grep -q "| protein | linear | 120 | $before | 0 | 0 | 0 | 0 | 0 | $((120 - before)) |" <<<"$dry" || fail "dry run table: $dry"
 grep -q "^$((120 - before)) job(s) would run" <<<"$dry" || fail "dry run total: $dry"
 [ "$(count_ok)" -eq "$before" ] || fail "--dry-run ran jobs"
 out=$("$BNNBENCH" run "$work/resume.toml" --threads 2 --no-report --results "$results" 2>&1 | tail -1)

@@ -103,7 +103,7 @@ std::string encode_record(const JobRecord& rec) {
   for (long n : {rec.n_train, rec.n_test, rec.n_features}) w.raw<std::int64_t>(n);
   w.text(rec.scale);
   for (double s : {rec.fit_seconds, rec.predict_seconds, rec.fit_cpu_seconds}) w.raw(s);
-  for (const auto* s : {&rec.code_version, &rec.host, &rec.finished_at}) w.text(*s);
+  for (const auto* s : {&rec.code_version, &rec.host, &rec.finished_at, &rec.data_hash}) w.text(*s);
   w.raw<std::int64_t>(rec.run_id);
 
   w.size(rec.evaluations.size());
@@ -167,7 +167,7 @@ JobRecord decode_record(const std::string& bytes) {
   for (long* n : {&rec.n_train, &rec.n_test, &rec.n_features}) *n = static_cast<long>(r.raw<std::int64_t>());
   rec.scale = r.text();
   for (double* s : {&rec.fit_seconds, &rec.predict_seconds, &rec.fit_cpu_seconds}) *s = r.raw<double>();
-  for (auto* s : {&rec.code_version, &rec.host, &rec.finished_at}) *s = r.text();
+  for (auto* s : {&rec.code_version, &rec.host, &rec.finished_at, &rec.data_hash}) *s = r.text();
   rec.run_id = static_cast<long>(r.raw<std::int64_t>());
 
   rec.evaluations.resize(r.size(8));

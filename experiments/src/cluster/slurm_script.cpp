@@ -45,18 +45,30 @@ std::string shell_quote(const std::string& word) {
   return out + "'";
 }
 
-SlurmScripts slurm_scripts(const SlurmRequest& r) {
+void check_slurm_request(const SlurmRequest& r) {
   check_count("nodes", r.nodes, 100000);
   check_count("ntasks-per-node", r.tasks_per_node, 4096);
   check_count("cpus-per-task", r.cpus_per_task, 4096);
-  static const std::regex time("([0-9]+-)?[0-9]{1,2}:[0-5][0-9]:[0-5][0-9]");
-  if (!std::regex_match(r.time, time))
+  static const std::regex time("(([0-9]+)-)?([0-9]{1,2}):([0-5][0-9]):([0-5][0-9])");
+  std::smatch parts;
+  if (!std::regex_match(r.time, parts, time))
     throw std::invalid_argument("--time '" + r.time + "' must look like HH:MM:SS or D-HH:MM:SS, e.g. 12:00:00");
+  const long seconds = (parts[2].matched ? std::stol(parts[2].str()) * 86400 : 0) + std::stol(parts[3].str()) * 3600 +
+                       std::stol(parts[4].str()) * 60 + std::stol(parts[5].str());
+  if (seconds < 60)
+    throw std::invalid_argument("--time '" + r.time + "' is under a minute: Slurm would end the job before it runs");
   check_word("partition", r.partition);
   check_word("account", r.account);
   check_word("mpi-plugin", r.mpi_plugin);
   if (r.form != "mpi" && r.form != "array") throw std::invalid_argument("--form '" + r.form + "' must be mpi or array");
   if (r.shards < 0) throw std::invalid_argument("--shards is " + std::to_string(r.shards) + ", but must be >= 1");
+  if (r.shards > 0 && r.form != "array")
+    throw std::invalid_argument("--shards " + std::to_string(r.shards) +
+                                " is for --form array (the mpi form hands jobs out to its processes as they finish)");
+}
+
+SlurmScripts slurm_scripts(const SlurmRequest& r) {
+  check_slurm_request(r);
   for (const auto* path : {&r.program, &r.results_dir, &r.script_dir})
     if (path->empty() || path->front() != '/')
       throw std::logic_error("slurm_scripts: paths must be absolute, not '" + *path + "'");

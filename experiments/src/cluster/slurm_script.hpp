@@ -32,7 +32,10 @@ struct SlurmScripts {
   int shards = 0;     // array form: array tasks
 };
 
-// Checks every field (throws std::invalid_argument naming the option) and writes the scripts.
+// Checks the options a user gives (throws std::invalid_argument naming the option): counts,
+// a time limit of at least a minute, --shards only with the array form.
+void check_slurm_request(const SlurmRequest& request);
+// Checks every field (check_slurm_request) and writes the scripts.
 SlurmScripts slurm_scripts(const SlurmRequest& request);
 
 // A word for a POSIX shell: as it is when it is safe, else in single quotes.

@@ -1,26 +1,63 @@
 #include "experiments/src/io/files.hpp"
 
+#include <stdlib.h>
+
 #include <array>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include <zlib.h>
 
 namespace bnn::exp {
 
+namespace {
+std::mutex inputs_mutex;
+std::vector<std::pair<std::string, std::string>>& inputs() {  // path, what it is
+  static std::vector<std::pair<std::string, std::string>> registered;
+  return registered;
+}
+}  // namespace
+
+ScratchDirectory::ScratchDirectory() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "bnnbench-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw std::runtime_error("could not create a scratch directory under " +
+                             std::filesystem::temp_directory_path().string());
+  path_ = pattern;
+}
+
+ScratchDirectory::~ScratchDirectory() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+void register_input(const std::string& path, const std::string& what) {
+  const std::lock_guard lock(inputs_mutex);
+  inputs().emplace_back(path, what);
+}
+
 void check_output_path(const std::string& path, const std::string& option) {
   namespace fs = std::filesystem;
   if (fs::is_directory(path)) throw std::invalid_argument(option + " " + path + " is a directory, not a file");
-  if (fs::exists(path)) {
-    std::array<char, 16> head{};
-    std::ifstream in(path, std::ios::binary);
-    in.read(head.data(), head.size());
-    if (in.gcount() == 16 && std::memcmp(head.data(), "SQLite format 3", 16) == 0)
-      throw std::invalid_argument(option + " " + path +
-                                  " is a results store (SQLite database); refusing to overwrite it");
+  if (!fs::exists(path)) return;
+  std::array<char, 16> head{};
+  std::ifstream in(path, std::ios::binary);
+  in.read(head.data(), head.size());
+  if (in.gcount() == 16 && std::memcmp(head.data(), "SQLite format 3", 16) == 0)
+    throw std::invalid_argument(option + " " + path +
+                                " is a results store (SQLite database); refusing to overwrite it");
+  const std::lock_guard lock(inputs_mutex);
+  for (const auto& [input, what] : inputs()) {
+    std::error_code ec;
+    if (fs::equivalent(path, input, ec) && !ec)
+      throw std::invalid_argument(option + " " + path + " is " + what + " (" + input +
+                                  "), which this command reads; refusing to overwrite it");
   }
 }
 

@@ -87,6 +87,7 @@ double sample_std(const std::vector<double>& values) {
 
 Summary mean_and_se(const std::vector<double>& values) {
   Summary s;
+  s.n = static_cast<int>(values.size());
   s.value = mean_of(values);
   s.se = values.size() < 2 ? std::numeric_limits<double>::quiet_NaN()
                            : sample_std(values) / std::sqrt(static_cast<double>(values.size()));

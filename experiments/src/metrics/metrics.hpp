@@ -41,6 +41,7 @@ const MetricInfo* find_metric(const std::string& name);
 struct Summary {
   double value = 0.0;
   double se = 0.0;  // NaN when not defined
+  int n = 0;        // values averaged (splits)
 };
 
 // Mean and standard error (sample sd / sqrt(n)) of per-split values.

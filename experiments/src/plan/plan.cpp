@@ -253,8 +253,9 @@ Plan make_plan(const ExperimentSpec& spec, const data::DatasetRegistry& registry
     pd.normalize = spec.normalization != "none";
     pd.data = data::load_dataset(ds, options.data_dir);
     for (const auto& note : pd.data.notes) plan.notes.push_back(ds.name + ": " + note);
-    for (const auto& warning : data::data_warnings(pd.data)) plan.notes.push_back("warning: " + warning);
     data::apply_target_transform(pd.data, dc.target_transform);
+    pd.warnings = data::data_warnings(pd.data);
+    for (const auto& warning : pd.warnings) plan.notes.push_back("warning: " + warning);
     if (dc.irrelevant_inputs > 0) {
       Rng rng(derive_seed(derive_seed(spec.seed, "irrelevant-inputs"), ds.name));
       data::append_irrelevant_uniform_inputs(pd.data, dc.irrelevant_inputs, rng);
@@ -262,6 +263,9 @@ Plan make_plan(const ExperimentSpec& spec, const data::DatasetRegistry& registry
     pd.splits = data::make_splits(pd.protocol, pd.data.X.rows(), split_seed(spec, ds.name), ds.name,
                                   [&] { return data::read_published_splits(ds, options.data_dir, pd.data.X.rows()); });
     const std::size_t dataset_index = plan.datasets.size();
+    std::vector<std::string> split_hashes;
+    const std::uint64_t table = table_hash(pd.data);
+    for (const auto& split : pd.splits) split_hashes.push_back(data_hash(table, split));
     for (const MethodConfig* m : methods) {
       if (!m->runs_on(ds.name, ds.aliases)) continue;
       const ConfigIdentity id = config_identity(spec, dc, ds, *m);
@@ -282,6 +286,7 @@ Plan make_plan(const ExperimentSpec& spec, const data::DatasetRegistry& registry
           job.fit_seed = derive_seed(derive_seed(derive_seed(spec.seed, ds.name), fits), static_cast<std::uint64_t>(s));
         }
         job.artifacts = artifact_requests(spec, job.key, dc.name);
+        job.data_hash = split_hashes[s];
         plan.jobs.push_back(std::move(job));
       }
     }
@@ -290,6 +295,25 @@ Plan make_plan(const ExperimentSpec& spec, const data::DatasetRegistry& registry
     plan.datasets.push_back(std::move(pd));
   }
   return plan;
+}
+
+namespace {
+std::string_view bytes_of(const auto* values, std::size_t count) {
+  return {reinterpret_cast<const char*>(values), count * sizeof(*values)};
+}
+}  // namespace
+
+std::uint64_t table_hash(const data::Dataset& data) {
+  std::uint64_t h = hash_bytes("inputs " + std::to_string(data.X.rows()) + "x" + std::to_string(data.X.cols()));
+  h = hash_bytes(bytes_of(data.X.data(), static_cast<std::size_t>(data.X.size())), h);
+  return hash_bytes(bytes_of(data.y.data(), static_cast<std::size_t>(data.y.size())), h);
+}
+
+std::string data_hash(std::uint64_t table, const data::Split& split) {
+  std::uint64_t h = hash_bytes("train " + std::to_string(split.train.size()), table);
+  h = hash_bytes(bytes_of(split.train.data(), split.train.size()), h);
+  h = hash_bytes("test " + std::to_string(split.test.size()), h);
+  return hex16(hash_bytes(bytes_of(split.test.data(), split.test.size()), h));
 }
 
 std::vector<Job> shard_jobs(const std::vector<Job>& jobs, int k, int n) {

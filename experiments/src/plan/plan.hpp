@@ -19,7 +19,8 @@ struct PreparedDataset {
   data::Protocol protocol;
   data::Dataset data;  // original units, with any irrelevant inputs appended
   std::vector<data::Split> splits;
-  bool normalize = true;  // the spec's normalization: the training part's statistics, or none
+  bool normalize = true;              // the spec's normalization: the training part's statistics, or none
+  std::vector<std::string> warnings;  // doubts about the data (data_warnings), kept with every job
 };
 
 struct Job {
@@ -34,6 +35,8 @@ struct Job {
   // same fit (a paired comparison). Otherwise `seed`.
   std::uint64_t fit_seed = 0;
   std::vector<const ArtifactSpec*> artifacts;  // the spec's requests that apply to this job
+  // The data it is computed from, hashed (data_hash): a stored job with another is stale.
+  std::string data_hash;
 };
 
 struct Plan {
@@ -84,6 +87,10 @@ std::vector<const ArtifactSpec*> artifact_requests(const ExperimentSpec& spec, c
                                                    const std::string& dataset_name);
 
 std::uint64_t split_seed(const ExperimentSpec& spec, const std::string& dataset);
+// A job's data hashed: the data set as loaded (inputs and targets, after any target transform
+// and irrelevant inputs: table_hash), then the split's training and test rows (16 hex digits).
+std::uint64_t table_hash(const data::Dataset& data);
+std::string data_hash(std::uint64_t table, const data::Split& split);
 std::uint64_t job_seed(const ExperimentSpec& spec, const JobKey& key);
 
 }  // namespace bnn::exp

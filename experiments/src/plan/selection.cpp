@@ -159,8 +159,12 @@ std::vector<const JobRecord*> stored_records(const std::vector<Job>& jobs, const
   return out;
 }
 
+bool data_changed(const Job& job, const JobRecord* record) {
+  return record && !record->data_hash.empty() && !job.data_hash.empty() && record->data_hash != job.data_hash;
+}
+
 bool is_finished(const Job& job, const JobRecord* record) {
-  if (!record || record->status != "ok") return false;
+  if (!record || record->status != "ok" || data_changed(job, record)) return false;
   for (const ArtifactSpec* a : job.artifacts) {
     const auto it = record->artifact_requests.find(a->kind);
     if (it == record->artifact_requests.end() || it->second != a->canonical()) return false;
@@ -181,6 +185,8 @@ std::vector<PlanStatus> plan_status(const std::vector<Job>& jobs, const std::vec
     const JobRecord* record = records[j];
     if (!record) {
       ++row.fresh;
+    } else if (data_changed(job, record)) {
+      ++row.data_changed;
     } else if (record->status == "partial") {
       ++row.partial;
     } else if (record->status != "ok") {

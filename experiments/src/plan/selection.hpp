@@ -50,21 +50,27 @@ std::set<JobKey> selected_job_keys(const ExperimentSpec& spec, const data::Datas
 // counts them.
 std::vector<const JobRecord*> stored_records(const std::vector<Job>& jobs, const std::vector<JobRecord>& stored);
 
-// Whether the stored record finishes the job: it is finished ("ok") and holds the artifacts the
-// job is asked for, as asked.
+// Whether the stored record was computed from other data than the job's now (a data or split
+// file edited since): its data hash differs. Records stored before bnnbench kept the hash
+// never count as changed.
+bool data_changed(const Job& job, const JobRecord* record);
+
+// Whether the stored record finishes the job: it is finished ("ok"), from the job's data, and
+// holds the artifacts the job is asked for, as asked.
 bool is_finished(const Job& job, const JobRecord* record);
 
 // What `run` would do with a plan, per data set and method label (`run --dry-run`).
 struct PlanStatus {
   std::string dataset, method_label;
   long planned = 0;
-  long done = 0;         // finished with the current configuration
-  long done_older = 0;   // finished before some options existed (see select_jobs)
-  long retry = 0;        // failed before: run again
-  long artifacts = 0;    // finished, but without artifacts the spec now asks for: run again
-  long partial = 0;      // active learning stopped part way: resumes after its stored steps
-  long fresh = 0;        // never run
-  double seconds = 0.0;  // fit + predict, summed over the finished ones
+  long done = 0;          // finished with the current configuration
+  long done_older = 0;    // finished before some options existed (see select_jobs)
+  long retry = 0;         // failed before: run again
+  long artifacts = 0;     // finished, but without artifacts the spec now asks for: run again
+  long data_changed = 0;  // finished (or stopped part way) on data that have changed since: run again
+  long partial = 0;       // active learning stopped part way: resumes after its stored steps
+  long fresh = 0;         // never run
+  double seconds = 0.0;   // fit + predict, summed over the finished ones
 };
 std::vector<PlanStatus> plan_status(const std::vector<Job>& jobs, const std::vector<JobRecord>& stored);
 

@@ -1,8 +1,11 @@
 #include "experiments/src/report/publish.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -14,6 +17,7 @@
 #include "experiments/src/plot/grid_figure.hpp"
 #include "experiments/src/report/active_learning_report.hpp"
 #include "experiments/src/report/artifact_report.hpp"
+#include "experiments/src/store/published_jobs.hpp"
 #include "experiments/src/verify/split_comparison.hpp"
 #include "experiments/src/verify/split_file.hpp"
 #include "experiments/src/verify/verify.hpp"
@@ -77,6 +81,40 @@ std::map<std::string, std::string> paper_values(const ReportData& report, const 
   return out;
 }
 
+// The store a report reads: the results folder's own, or, where it has none but holds committed
+// per-job files (a fresh clone's results/EXPERIMENT), one made in a scratch folder from them.
+class ReportStore {
+ public:
+  explicit ReportStore(const ReportSource& source) {
+    namespace fs = std::filesystem;
+    const std::string splits = fs::exists(fs::path(source.results) / "bnnbench.sqlite")
+                                   ? std::string()
+                                   : find_text_file(source.results, "splits.csv");
+    if (splits.empty()) {
+      store_ = std::make_unique<ResultsStore>(source.results, ResultsStore::Access::read_only);
+      return;
+    }
+    const std::string jobs = find_text_file(source.results, "jobs.csv");
+    scratch_.emplace();
+    store_ = std::make_unique<ResultsStore>(scratch_->path());
+    for (const JobRecord& job : published_jobs(source.spec.name, read_text_file(splits, "--results"), splits,
+                                               jobs.empty() ? std::string() : read_text_file(jobs, "--results"), jobs))
+      store_->record(job);
+    store_->describe_as(splits + " (no results store here: the committed per-split metrics" +
+                        (jobs.empty() ? std::string() : " and " + jobs) + ", without run records)");
+    static bool told = false;  // once per process (--publish renders several files)
+    if (!told)
+      std::cerr << "note: no results store in " << source.results << ": rendering from the committed " << splits
+                << " (per-split metrics; no per-point pooling, grids or artifacts)\n";
+    told = true;
+  }
+  ResultsStore& operator*() { return *store_; }
+
+ private:
+  std::optional<ScratchDirectory> scratch_;
+  std::unique_ptr<ResultsStore> store_;
+};
+
 bool is_artifact_file(const std::string& format) { return format.ends_with(".csv") || format.ends_with(".svg"); }
 
 // The files drawn from the shown jobs: the artifacts' tables and figures, an active-learning
@@ -122,7 +160,8 @@ std::string report_text(const std::string& format, const ReportSource& source) {
                           "an artifact file such as parameter_marginals.csv"});
   if (format == "observations") return observations_csv(spec_datasets(source));
   const ExperimentSpec& spec = source.spec;
-  ResultsStore store(source.results, ResultsStore::Access::read_only);
+  ReportStore opened(source);
+  ResultsStore& store = *opened;
   if (is_artifact_file(format)) {
     std::string known;
     for (auto& [name, text] : figure_files(source, store)) {
@@ -134,7 +173,7 @@ std::string report_text(const std::string& format, const ReportSource& source) {
   }
   const std::vector<JobRecord> jobs = selected_jobs(store.jobs(spec.name, false), source.selection);
   if (jobs.empty())
-    std::cerr << "note: " << store.path() << " holds no job of " << spec.name
+    std::cerr << "note: " << store.description() << " holds no job of " << spec.name
               << (source.selection.all() ? "" : " in the selection") << "\n";
   if (format == "splits") return render_split_csv(jobs);
   if (format == "jobs") return render_job_csv(jobs);
@@ -167,14 +206,15 @@ std::vector<std::pair<std::string, std::string>> published_files(const ReportSou
       if (format == "splits" || format == "jobs") name += ".gz";
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& [name, format] : formats) files.emplace_back(name, report_text(format, source));
-  ResultsStore store(source.results, ResultsStore::Access::read_only);
-  for (auto& file : figure_files(source, store)) files.push_back(std::move(file));
+  ReportStore opened(source);
+  for (auto& file : figure_files(source, *opened)) files.push_back(std::move(file));
   return files;
 }
 
 ComparisonOutcome compare_with_published(const ReportSource& source, const std::string& file, double tolerance) {
   const std::string published = read_text_file(file, "--compare");
-  ResultsStore store(source.results, ResultsStore::Access::read_only);
+  ReportStore opened(source);
+  ResultsStore& store = *opened;
   ComparisonOutcome out;
   if (is_split_table(published)) {
     const SplitFileOutcome c =
@@ -187,10 +227,12 @@ ComparisonOutcome compare_with_published(const ReportSource& source, const std::
   const TableComparison c = compare_report_tables(ours, published, file, tolerance);
   std::ostringstream text;
   text << "# " << source.spec.name << ": " << store.path() << " against " << file << "\n\n"
-       << c.compared << " value(s) compared (timings excepted): " << c.identical << " identical, " << c.within
-       << " within tolerance " << tolerance << ", " << c.differing.size() << " differ; " << c.not_rerun
-       << " published value(s) not rerun here, " << c.partial << " over a different number of splits, "
-       << c.not_published << " of ours not in the published table\n";
+       << c.compared << " value(s) compared (timings excepted): " << c.identical << " identical, "
+       << (tolerance > 0
+               ? std::to_string(c.within) + " within the relative tolerance " + format_tolerance(tolerance) + ", "
+               : std::string())
+       << c.differing.size() << " differ; " << c.not_rerun << " published value(s) not rerun here, " << c.partial
+       << " over a different number of splits, " << c.not_published << " of ours not in the published table\n";
   if (c.compared == 0) {
     out.error = "no value of " + file + " could be compared with this store's report";
     out.status = 1;

@@ -66,7 +66,10 @@ bool covers(const ReferenceSpec& ref, const MethodConfig& m) {
 
 void load_one(const ExperimentSpec& spec, const ReferenceSpec& ref, const data::DatasetRegistry& registry,
               const std::string& directory, ReferenceValues& out) {
-  const std::string path = (fs::path(directory) / ref.file).string();
+  // A spec's own file beside it (a user's spec and table), else the project's reference folder.
+  const fs::path beside =
+      fs::path(ref.file).is_absolute() ? fs::path(ref.file) : fs::path(spec.path).parent_path() / ref.file;
+  const std::string path = fs::is_regular_file(beside) ? beside.string() : (fs::path(directory) / ref.file).string();
   const CsvTable table = read_csv(path);
   const auto column = [&](const std::string& name) -> long {
     for (std::size_t i = 0; i < table.header.size(); ++i)

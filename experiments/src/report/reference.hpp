@@ -38,6 +38,8 @@ struct CsvTable {
 CsvTable read_csv(const std::string& path);
 
 std::string reference_dir();  // <source>/results/reference
+// A [reference] file is looked up beside the spec first (a user's spec with its own table), then
+// in `directory`.
 ReferenceValues load_reference(const ExperimentSpec& spec, const data::DatasetRegistry& registry,
                                const std::string& directory = reference_dir());
 

@@ -39,6 +39,7 @@ std::string value_text(double value, double se, const std::string& pm, const std
 std::string ours_text(const Cell& c, const std::string& pm, const std::string& dash, const std::string& mark) {
   if (!c.ours) return c.n_failed > 0 ? "failed (" + std::to_string(c.n_failed) + ")" : dash;
   std::string out = value_text(c.ours->value, c.ours->se, pm, dash);
+  if (c.partial()) out += " (" + std::to_string(c.n_splits) + "/" + std::to_string(c.n_planned) + ")";
   if (c.differs) out += mark;
   if (c.n_failed > 0) out += " [" + std::to_string(c.n_failed) + " failed]";
   return out;
@@ -137,13 +138,15 @@ std::string provenance(const ReportData& r, const std::string& bullet) {
   double wall = 0;
   long jobs_run = 0;
   std::set<int> threads;
+  long stopped = 0;  // runs killed before their end: their counts were never written
   for (const auto& run : r.runs) {
     versions.insert(run.code_version);
     hosts.insert(run.host);
     machines.insert(run.machine);
     threads.insert(run.threads);
     wall += run.wall_seconds;
-    jobs_run += run.jobs_run;
+    jobs_run += run.ended() ? run.jobs_run : run.jobs_stored;
+    if (!run.ended()) ++stopped;
   }
   const auto join = [](const auto& set) {
     std::string o;
@@ -154,8 +157,10 @@ std::string provenance(const ReportData& r, const std::string& bullet) {
     }
     return o.empty() ? std::string("—") : o;
   };
-  out << bullet << "Results: " << r.store_path << " — " << r.runs.size() << " run(s), " << jobs_run
-      << " job(s) run, wall time " << number(wall, 1) << " s; code " << join(versions) << "; host " << join(hosts)
+  out << bullet << "Results: " << r.store_path << " — " << r.runs.size() << " run(s)"
+      << (stopped > 0 ? " (" + std::to_string(stopped) + " stopped before its end: its stored jobs counted)" : "")
+      << ", " << jobs_run << " job(s) run, wall time " << number(wall, 1) << " s"
+      << (stopped > 0 ? " (of the runs that ended)" : "") << "; code " << join(versions) << "; host " << join(hosts)
       << " (" << join(machines) << "); threads " << join(threads);
   if (!r.runs.empty()) {
     // ISO-8601 UTC stamps order as strings; merged stores list runs in merge order.
@@ -184,7 +189,11 @@ std::string render_markdown(const ReportData& r) {
     out << "- Figure data (predictions on a grid): `bnnbench report " << s.name
         << " --format grid`; training points: `--format observations`; the figure drawn: `--format svg`.\n";
   out << "- `*` marks our value where it differs from the paper's by more than two combined standard errors, beyond "
-         "the rounding of the paper's printed value (half a unit in its last digit).\n\n";
+         "the rounding of the paper's printed value (half a unit in its last digit).\n";
+  if (std::any_of(r.cells.begin(), r.cells.end(), [](const auto& c) { return c.second.partial(); }))
+    out << "- `(k/N)`: our value is the mean of k of the protocol's N splits (the others not run, or not finished); "
+           "it is not marked against the paper's, which is over all N.\n";
+  out << "\n";
   if (s.report.layout == "dataset-rows") {
     for (const auto& metric : r.metrics) {
       out << "## " << metric_title(metric, r) << "\n\n| data set | n train/test | d |";
@@ -351,7 +360,7 @@ std::string render_job_csv(const std::vector<JobRecord>& jobs) {
   std::ostringstream out;
   out << "dataset,method,config_hash,split,method_name,config,seed,status,error,fit_status,fit_message,fit_iterations,"
          "n_train,n_test,n_features,fit_seconds,fit_cpu_seconds,predict_seconds,code_version,host,finished_at,"
-         "warnings,diagnostics\n";
+         "warnings,diagnostics,data_hash\n";
   for (const auto& j : jobs)
     out << csv_field(j.key.dataset) << "," << csv_field(j.key.method_label) << "," << j.key.config_hash << ","
         << j.key.split << "," << csv_field(j.method) << "," << csv_field(j.config) << "," << j.seed << "," << j.status
@@ -359,7 +368,8 @@ std::string render_job_csv(const std::vector<JobRecord>& jobs) {
         << j.fit_iterations << "," << j.n_train << "," << j.n_test << "," << j.n_features << ","
         << exact_number(j.fit_seconds) << "," << exact_number(j.fit_cpu_seconds) << ","
         << exact_number(j.predict_seconds) << "," << csv_field(j.code_version) << "," << csv_field(j.host) << ","
-        << csv_field(j.finished_at) << "," << csv_field(j.warnings) << "," << csv_field(j.diagnostics) << "\n";
+        << csv_field(j.finished_at) << "," << csv_field(j.warnings) << "," << csv_field(j.diagnostics) << ","
+        << j.data_hash << "\n";
   return out.str();
 }
 

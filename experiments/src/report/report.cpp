@@ -26,6 +26,21 @@ const Evaluation* last_evaluation(const JobRecord& job) {
   return best;
 }
 
+// How many splits the protocol makes of a data set (0 when that needs its data).
+int planned_splits(const data::Protocol& protocol, const data::DatasetSpec& ds) {
+  switch (protocol.kind) {
+    case data::Protocol::Kind::published:
+      return ds.splits ? ds.splits->count : 0;
+    case data::Protocol::Kind::kfold:
+      return protocol.folds;
+    case data::Protocol::Kind::random:
+      return protocol.repeats;
+    case data::Protocol::Kind::all:
+      return 1;
+  }
+  return 0;
+}
+
 // Which training rows score a method's tuning, for a method that offers the choice (its option
 // `validation`): "random" or "last" per data set shown, with its validation_fraction.
 std::string validation_rule_note(const MethodConfig& m, const std::vector<DatasetRow>& rows,
@@ -93,12 +108,13 @@ std::map<std::string, Summary> aggregate_metrics(const std::vector<const JobReco
     double lpd_sum = 0.0, se_sum = 0.0;
     for (double v : lpd) lpd_sum += v;
     for (double v : se) se_sum += v;
-    out["lpd_mean"] = {lpd_sum / static_cast<double>(lpd.size()), lpd_split.se};
-    out["se_mean"] = {se_sum / static_cast<double>(se.size()), se_split.se};
-    out["lpd_std"] = {sample_std(lpd), kNaN};
-    out["lpd_p01"] = {percentile(lpd, 1.0), kNaN};
-    out["se_std"] = {sample_std(se), kNaN};
-    out["se_p99"] = {percentile(se, 99.0), kNaN};
+    const int splits = static_cast<int>(jobs.size());
+    out["lpd_mean"] = {lpd_sum / static_cast<double>(lpd.size()), lpd_split.se, splits};
+    out["se_mean"] = {se_sum / static_cast<double>(se.size()), se_split.se, splits};
+    out["lpd_std"] = {sample_std(lpd), kNaN, splits};
+    out["lpd_p01"] = {percentile(lpd, 1.0), kNaN, splits};
+    out["se_std"] = {sample_std(se), kNaN, splits};
+    out["se_p99"] = {percentile(se, 99.0), kNaN, splits};
   }
   return out;
 }
@@ -137,7 +153,7 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
   ReportData r;
   r.spec = &spec;
   r.metrics = spec.report.metrics;
-  r.store_path = store.path();
+  r.store_path = store.description();
   r.runs = store.runs(spec.name);
   for (const auto& m : spec.methods)
     if (selection.shows_method(m.label)) r.methods.push_back(m.label);
@@ -178,6 +194,7 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
       row.loading += std::string(row.loading.empty() ? "" : "; ") +
                      "rows with '?' or an empty cell in a used column dropped on loading (`bnnbench datasets list` "
                      "shows the rows kept)";
+    const int planned = planned_splits(spec.protocol_for(dc), ds);
     std::map<std::string, std::map<std::string, Summary>> by_method;
     for (const auto& m : spec.methods) {
       const bool shown = selection.shows_method(m.label);
@@ -230,11 +247,14 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
       if (pooled && !ok.empty() && !by_method[m.label].contains("lpd_std")) unpooled.insert(ds.name + "/" + m.label);
       for (const auto& metric : r.metrics) {
         Cell c;
-        c.n_splits = static_cast<int>(ok.size());
         c.n_failed = failed;
+        c.n_planned = planned;
         if (!ok.empty() && metric != "rel_time") {
           auto it = by_method[m.label].find(metric);
-          if (it != by_method[m.label].end()) c.ours = it->second;
+          if (it != by_method[m.label].end()) {
+            c.ours = it->second;
+            c.n_splits = it->second.n;  // what the mean is over: a split lacking the metric is not counted
+          }
         }
         if (auto p = references.find({ds.name, m.label, metric}); p != references.end()) c.paper = p->second;
         r.cells[{ds.name, m.label, metric}] = c;
@@ -252,7 +272,8 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
           auto a = mine.find(basis);
           auto b = base.find(basis);
           if (a == mine.end() || b == base.end() || !(b->second.value > 0)) continue;
-          c.ours = Summary{a->second.value / b->second.value, kNaN};
+          c.ours = Summary{a->second.value / b->second.value, kNaN, a->second.n};
+          c.n_splits = a->second.n;
           break;
         }
       }
@@ -264,7 +285,8 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
       const double se_ours = std::isnan(c.ours->se) ? 0.0 : c.ours->se;
       const double se_paper = std::isnan(c.paper->se) ? 0.0 : c.paper->se;
       const double combined = std::sqrt(se_ours * se_ours + se_paper * se_paper);
-      c.differs = combined > 0 && distance_beyond_rounding(c.ours->value, *c.paper) > 2.0 * combined;
+      // A mean over fewer splits than the protocol's is not the paper's quantity: not marked.
+      c.differs = !c.partial() && combined > 0 && distance_beyond_rounding(c.ours->value, *c.paper) > 2.0 * combined;
     }
     r.datasets.push_back(row);
   }
@@ -278,10 +300,14 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
                       list);
   }
   for (auto& line : grouped_warnings(warned)) r.warnings.push_back(std::move(line));
-  for (const auto& s : unpooled)
-    r.notes.push_back(s +
-                      ": some jobs have no per-point predictions (a store merged with --without-points), so LPD and SE "
-                      "means are means of per-split means and their std and percentiles are not shown");
+  if (!unpooled.empty()) {
+    std::string pairs;
+    for (const auto& s : unpooled) pairs += (pairs.empty() ? "" : ", ") + s;
+    r.notes.push_back(
+        (unpooled.size() > 3 ? std::to_string(unpooled.size()) + " data set/method pairs" : pairs) +
+        ": some jobs have no per-point predictions (a store merged with --without-points, or the committed per-split "
+        "file), so LPD and SE means are means of per-split means and their std and percentiles are not shown");
+  }
   for (const auto& s : stale)
     r.notes.push_back(
         s +

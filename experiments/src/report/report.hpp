@@ -17,10 +17,15 @@ namespace bnn::exp {
 
 struct Cell {
   std::optional<Summary> ours;  // absent: no finished job
-  int n_splits = 0;             // finished splits behind `ours`
+  int n_splits = 0;             // finished splits behind `ours` (that have the metric)
+  int n_planned = 0;            // splits of the protocol (0: not known)
   int n_failed = 0;
   std::optional<PaperValue> paper;
   bool differs = false;  // |ours - paper| beyond the paper's rounding > 2 sqrt(se_ours^2 + se_paper^2)
+  // Ours averages fewer splits than the protocol has, not for failed jobs (shown as such) but for
+  // splits not run (a --splits selection) or lacking the metric: shown as k/N and never marked
+  // against the paper.
+  bool partial() const { return ours && n_planned > 0 && n_splits + n_failed < n_planned; }
 };
 
 struct DatasetRow {

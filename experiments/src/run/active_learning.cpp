@@ -96,7 +96,7 @@ JobRecord run_active_learning(const ExperimentSpec& spec, const Plan& plan, cons
       FitAndScore fitted =
           fit_and_score(method, job.params, data, derive_seed(job.fit_seed, static_cast<std::uint64_t>(step)),
                         original_scale, threads);
-      add_fit(rec, fitted);
+      add_fit(rec, fitted, pd.warnings);
       rec.n_train = data.train.X.rows();
       rec.n_test = data.X_test.rows();
       rec.n_features = data.train.X.cols();

@@ -60,13 +60,14 @@ JobRecord new_job_record(const ExperimentSpec& spec, const Job& job) {
   rec.method = job.method->method;
   rec.config = job.config;
   rec.seed = job.seed;
+  rec.data_hash = job.data_hash;
   rec.scale = spec.scale;
   rec.code_version = code_version();
   rec.host = host_name();
   return rec;
 }
 
-void add_fit(JobRecord& rec, const FitAndScore& fitted) {
+void add_fit(JobRecord& rec, const FitAndScore& fitted, const std::vector<std::string>& data_warnings) {
   rec.fit_seconds += fitted.fit_seconds;
   rec.predict_seconds += fitted.predict_seconds;
   rec.fit_cpu_seconds += fitted.fit_cpu_seconds;
@@ -77,6 +78,7 @@ void add_fit(JobRecord& rec, const FitAndScore& fitted) {
   rec.diagnostics = join_diagnostics(report);
   rec.warnings.clear();
   for (const auto& w : report.warnings) rec.warnings += (rec.warnings.empty() ? "" : "; ") + w;
+  for (const auto& w : data_warnings) rec.warnings += (rec.warnings.empty() ? "" : "; ") + w;
 }
 
 void fail_on_exception(JobRecord& rec, const std::function<void()>& body) {
@@ -110,7 +112,7 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
     rec.n_features = data.train.X.cols();
     FitAndScore fitted =
         fit_and_score(find_method(job.method->method), job.params, data, job.seed, spec.scale == "original", threads);
-    add_fit(rec, fitted);
+    add_fit(rec, fitted, pd.warnings);
     long non_finite = fitted.non_finite;
     if (spec.grid) rec.grid = grid_predictions(*spec.grid, *fitted.model, data, pd.data.X.cols(), non_finite);
     for (const ArtifactSpec* request : job.artifacts) {
@@ -191,6 +193,10 @@ PendingJobs::PendingJobs(const ExperimentSpec& spec, const Plan& plan, ResultsSt
       ++already_done;
     else
       jobs.push_back(&share[j]);
+    if (exp::data_changed(share[j], records[j])) {
+      ++data_changed;  // from the start, whatever it had stored
+      continue;
+    }
     if (records[j] && records[j]->status == "partial" && records[j]->key == share[j].key && !options.rerun)
       partial[&share[j]] = records[j];
   }
@@ -223,7 +229,14 @@ void end_run_record(RunRecord& run, ResultsStore& store, RunSummary& summary,
   run.jobs_run = summary.ran;
   run.jobs_failed = summary.failed;
   run.wall_seconds = summary.wall_seconds;
-  store.end_run(run);
+  try {
+    store.end_run(run);
+  } catch (const std::exception& e) {
+    // A store that failed during the run (a full disk, a file-size limit) may not take the
+    // run's record either: reported with the jobs it could not take, the summary still printed.
+    summary.store_errors.push_back("the run's record (its end time and counts): " + std::string(e.what()));
+    if (summary.not_stored == 0) throw;
+  }
 }
 
 std::vector<JobCost> job_costs(const Plan& plan, const std::vector<const Job*>& jobs) {
@@ -238,6 +251,7 @@ RunSummary run_plan(const ExperimentSpec& spec, const Plan& plan, ResultsStore& 
   const PendingJobs todo(spec, plan, store, options);
   summary.planned = static_cast<long>(todo.share.size());
   summary.already_done = todo.already_done;
+  summary.data_changed = todo.data_changed;
   const std::vector<const Job*>& pending = todo.jobs;
   RunRecord run = new_run_record(spec, options, static_cast<long>(pending.size()));
   run.run_id = store.begin_run(run);

@@ -39,6 +39,7 @@ struct RunOptions {
 struct RunSummary {
   long planned = 0;       // jobs in this shard
   long already_done = 0;  // skipped: finished in an earlier run (see selection.hpp)
+  long data_changed = 0;  // run again: finished before on data that have changed since
   long ran = 0;
   long failed = 0;
   long kept = 0;  // failed reruns: the finished result stays in the store
@@ -61,7 +62,7 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
 // Pieces of a job's record: its identity and provenance; a fit's times (added to the record's)
 // and report; a failure for predictions that are not finite.
 JobRecord new_job_record(const ExperimentSpec& spec, const Job& job);
-void add_fit(JobRecord& rec, const FitAndScore& fitted);
+void add_fit(JobRecord& rec, const FitAndScore& fitted, const std::vector<std::string>& data_warnings);
 void fail_non_finite(JobRecord& rec, long non_finite);
 // Runs `body`; what it throws fails the record with its message (a job never throws).
 void fail_on_exception(JobRecord& rec, const std::function<void()>& body);
@@ -87,6 +88,7 @@ struct PendingJobs {
   std::vector<const Job*> jobs;  // into `share`
   std::map<const Job*, const JobRecord*> partial;
   long already_done = 0;
+  long data_changed = 0;  // stored jobs of other data, run again from the start
 };
 
 // Where a run's finished jobs go (thread-safe): each is stored at once and counted; the first

@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
@@ -10,6 +11,7 @@
 
 #include "datasets/src/data_error.hpp"
 #include "experiments/src/artifacts/kinds.hpp"
+#include "experiments/src/io/files.hpp"
 #include "experiments/src/metrics/metrics.hpp"
 #include "methods/registry.hpp"
 
@@ -430,6 +432,21 @@ class SpecReader {
           fail(a, "a grid axis needs finite from < to and at least 2 points");
         grid.axes.push_back(axis);
       }
+      // Every job stores its predictions at every grid point (six numbers, 48 bytes a point):
+      // bounded before any is made.
+      constexpr double kMaxGridPoints = 10'000'000;
+      double points = grid.mode == GridSpec::Mode::product ? 1.0 : 0.0;
+      for (const auto& axis : grid.axes)
+        points = grid.mode == GridSpec::Mode::product ? points * static_cast<double>(axis.points)
+                                                      : points + static_cast<double>(axis.points);
+      if (points > kMaxGridPoints) {
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "grid.axes make %.4g points, but must make <= 10000000 (each job stores 48 bytes a point: %.3g "
+                      "GB a job)",
+                      points, points * 48.0 / 1e9);
+        fail(*axes, text);
+      }
       if (const toml::node* f = g->get("fixed")) {
         if (!f->is_number() || !std::isfinite(*f->value<double>())) fail(*f, "grid.fixed must be a finite number");
         grid.fixed = *f->value<double>();
@@ -505,7 +522,10 @@ ExperimentSpec load_experiment(const std::string& path) {
 }
 
 ExperimentSpec load_spec(const std::string& name_or_path, const std::vector<std::string>& settings) {
-  ExperimentSpec spec = load_experiment(find_experiment_file(name_or_path));
+  const std::string file = find_experiment_file(name_or_path);
+  register_input(file, "the experiment's spec");
+  ExperimentSpec spec = load_experiment(file);
+  const ExperimentSpec as_written = spec;
   apply_settings(spec, settings, [](const std::string& method, const std::string& option) {
     for (const auto& entry : method_registry())
       if (entry.name == method)
@@ -513,6 +533,28 @@ ExperimentSpec load_spec(const std::string& name_or_path, const std::vector<std:
           if (o.name == option) return true;
     return false;
   });
+  // A value that --set gave and the method rejects is --set's error, not the spec line's: the
+  // options as written pass where the ones with the settings fail.
+  const auto rejected = [](const MethodConfig& m) -> std::string {
+    const auto entry = std::find_if(method_registry().begin(), method_registry().end(),
+                                    [&](const MethodEntry& e) { return e.name == m.method; });
+    if (entry == method_registry().end()) return "";
+    try {
+      entry->canonical_config(m.options);
+      for (const auto& [dataset, options] : m.dataset_options) {
+        ParamMap merged = m.options;
+        for (const auto& [key, value] : options) merged[key] = value;
+        entry->canonical_config(merged);
+      }
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "";
+  };
+  for (std::size_t i = 0; i < spec.methods.size(); ++i)
+    if (const std::string problem = rejected(spec.methods[i]);
+        !problem.empty() && rejected(as_written.methods[i]).empty())
+      throw std::invalid_argument("--set: " + problem);
   return spec;
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +13,8 @@
 #include <fstream>
 #include <stdexcept>
 #include <thread>
+
+#include "experiments/src/io/files.hpp"
 
 namespace fs = std::filesystem;
 
@@ -154,6 +157,11 @@ class Statement {
 
 }  // namespace
 
+void register_store_files(const std::string& results_dir) {
+  const std::string path = (fs::path(results_dir) / "bnnbench.sqlite").string();
+  for (const char* suffix : {"", "-wal", "-shm"}) register_input(path + suffix, "a file of the results store");
+}
+
 std::string utc_now() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -208,6 +216,7 @@ std::string uri_path(const std::string& path) {
 
 ResultsStore::ResultsStore(const std::string& results_dir, Access access) {
   path_ = (fs::path(results_dir) / "bnnbench.sqlite").string();
+  register_store_files(results_dir);
   if (access != Access::create && !fs::exists(path_))
     throw std::runtime_error("no results store in " + results_dir + " (expected " + path_ + ")");
   if (access == Access::read_only) {
@@ -275,12 +284,73 @@ ResultsStore::ResultsStore(const std::string& results_dir, Access access) {
   }
   sqlite3_busy_timeout(db_, 60000);
   try {
+    refuse_foreign();
     exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
     exec(kSchema);
+    // Columns added since the first stores (whose jobs keep an empty value).
+    if (!has_column("jobs", "data_hash")) exec("ALTER TABLE jobs ADD COLUMN data_hash TEXT");
   } catch (...) {
     sqlite3_close(db_);
     throw;
   }
+}
+
+namespace {
+// Throws unless the database is empty or holds only bnnbench's tables (jobs among them).
+void refuse_foreign_database(sqlite3* db, const std::string& path) {
+  std::vector<std::string> foreign;
+  long ours = 0;
+  bool jobs = false;
+  try {
+    Statement tables(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", path);
+    while (tables.step()) {
+      const std::string name = tables.text(0);
+      const bool known = name == "jobs" || name == "runs" || name == "sqlite_sequence" ||
+                         std::any_of(std::begin(kJobDataTables), std::end(kJobDataTables),
+                                     [&](const char* table) { return name == table; });
+      jobs = jobs || name == "jobs";
+      if (known)
+        ++ours;
+      else
+        foreign.push_back(name);
+    }
+  } catch (const std::exception&) {  // not an SQLite database at all
+    throw std::runtime_error(path +
+                             " is not a bnnbench results store (not an SQLite database): choose another "
+                             "--results directory, or move the file away");
+  }
+  if (foreign.empty() && (ours == 0 || jobs)) return;
+  std::string names;
+  for (const auto& name : foreign) names += (names.empty() ? "" : ", ") + name;
+  throw std::runtime_error(path + " is not a bnnbench results store (it holds the table(s) " +
+                           (names.empty() ? std::string("of a store without jobs") : names) +
+                           "): choose another --results directory; nothing was written to it");
+}
+}  // namespace
+
+void ResultsStore::refuse_foreign() { refuse_foreign_database(db_, path_); }
+
+void ResultsStore::check_output_store(const std::string& results_dir) {
+  const std::string path = (fs::path(results_dir) / "bnnbench.sqlite").string();
+  if (!fs::exists(path)) return;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2((uri_path(path) + "?mode=ro&immutable=1").c_str(), &db,
+                      SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return;  // opening it for writing says why
+  }
+  try {
+    refuse_foreign_database(db, path);
+  } catch (...) {
+    sqlite3_close(db);
+    throw;
+  }
+  sqlite3_close(db);
+}
+
+bool ResultsStore::has_column(const std::string& table, const std::string& column) {
+  Statement s(db_, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", path_);
+  return s.bind(1, table).bind(2, column).step();
 }
 
 void ResultsStore::check_integrity() {
@@ -331,8 +401,11 @@ bool ResultsStore::record(const JobRecord& job) {
       del.bind_key(job.key).run();
     }
     Statement s(db_,
-                "INSERT OR REPLACE INTO jobs VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,"
-                "?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26)",
+                "INSERT OR REPLACE INTO jobs (experiment, dataset, method_label, config_hash, split, method, "
+                "config, seed, status, error, fit_status, fit_message, fit_iterations, diagnostics, warnings, "
+                "n_train, n_test, n_features, scale, fit_seconds, predict_seconds, fit_cpu_seconds, code_version, "
+                "host, finished_at, run_id, data_hash) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,"
+                "?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27)",
                 path_);
     s.bind_key(job.key)
         .bind(6, job.method)
@@ -355,7 +428,8 @@ bool ResultsStore::record(const JobRecord& job) {
         .bind(23, job.code_version)
         .bind(24, job.host)
         .bind(25, job.finished_at)
-        .bind(26, job.run_id);
+        .bind(26, job.run_id)
+        .bind(27, job.data_hash);
     s.run();
     for (const auto& e : job.evaluations) {
       Statement m(db_, "INSERT INTO metrics VALUES (?1,?2,?3,?4,?5,?6,?7,?8)", path_);
@@ -450,11 +524,14 @@ std::vector<JobRecord> ResultsStore::jobs(const std::string& experiment, bool wi
   std::lock_guard lock(mutex_);
   std::vector<JobRecord> out;
   std::map<JobKey, std::size_t> index;
+  // A store of an older bnnbench, read only, may lack the data hash.
+  const std::string data_hash = has_column("jobs", "data_hash") ? "data_hash" : "''";
   Statement s(db_,
               "SELECT experiment, dataset, method_label, config_hash, split, method, config, seed, status, "
               "error, fit_status, fit_message, fit_iterations, diagnostics, warnings, n_train, n_test, "
               "n_features, scale, fit_seconds, predict_seconds, fit_cpu_seconds, code_version, host, "
-              "finished_at, run_id FROM jobs WHERE experiment = ?1 ORDER BY dataset, method_label, split",
+              "finished_at, run_id, " +
+                  data_hash + " FROM jobs WHERE experiment = ?1 ORDER BY dataset, method_label, split",
               path_);
   s.bind(1, experiment);
   while (s.step()) {
@@ -481,6 +558,7 @@ std::vector<JobRecord> ResultsStore::jobs(const std::string& experiment, bool wi
     j.host = s.text(23);
     j.finished_at = s.text(24);
     j.run_id = s.integer(25);
+    j.data_hash = s.text(26);
     index[j.key] = out.size();
     out.push_back(std::move(j));
   }
@@ -594,7 +672,8 @@ std::vector<RunRecord> ResultsStore::runs(const std::string& experiment) {
   std::vector<RunRecord> out;
   Statement s(db_,
               "SELECT run_id, experiment, command, threads, shard, host, code_version, started_at, "
-              "finished_at, jobs_planned, jobs_run, jobs_failed, wall_seconds, machine FROM runs "
+              "finished_at, jobs_planned, jobs_run, jobs_failed, wall_seconds, machine, (SELECT count(*) FROM jobs "
+              "WHERE jobs.experiment = runs.experiment AND jobs.run_id = runs.run_id) FROM runs "
               "WHERE experiment = ?1 ORDER BY run_id",
               path_);
   s.bind(1, experiment);
@@ -614,6 +693,7 @@ std::vector<RunRecord> ResultsStore::runs(const std::string& experiment) {
     r.jobs_failed = s.integer(11);
     r.wall_seconds = s.real(12);
     r.machine = s.text(13);
+    r.jobs_stored = s.integer(14);
     out.push_back(std::move(r));
   }
   return out;
@@ -627,7 +707,11 @@ void ResultsStore::prepare_merge_input(const std::string& results_dir) {
   // our tables); a store of an older version has at least these three, and merge_from copies
   // the tables it has.
   sqlite3* db = nullptr;
-  const int status = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr);
+  // Without a -wal file nothing is pending: opened as immutable, no -shm or -wal file is made.
+  const int status = fs::exists(path + "-wal")
+                         ? sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr)
+                         : sqlite3_open_v2((uri_path(path) + "?mode=ro&immutable=1").c_str(), &db,
+                                           SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr);
   const auto close_and_fail = [&](const std::string& why) {
     sqlite3_close(db);
     throw std::invalid_argument(path + ": " + why);
@@ -703,8 +787,12 @@ long ResultsStore::merge_from(const std::string& other_results_dir, bool with_po
       Statement columns(db_, "SELECT name FROM pragma_table_info('jobs', 'main') ORDER BY cid", path_);
       while (columns.step()) {
         const std::string name = columns.text(0);
-        job_columns +=
-            (job_columns.empty() ? "" : ", ") + (name == "run_id" ? "run_id + " + std::to_string(offset) : name);
+        // A column the other store's older schema lacks is empty.
+        Statement theirs(db_, "SELECT 1 FROM pragma_table_info('jobs', 'other') WHERE name = ?1", other);
+        const bool present = theirs.bind(1, name).step();
+        job_columns += (job_columns.empty() ? "" : ", ") + (!present           ? std::string("NULL")
+                                                            : name == "run_id" ? "run_id + " + std::to_string(offset)
+                                                                               : name);
       }
     }
     exec("INSERT INTO main.jobs SELECT " + job_columns + " FROM other.jobs WHERE " + new_jobs);

@@ -8,7 +8,7 @@
 //   jobs(experiment, dataset, method_label, config_hash, split, method, config, seed, status,
 //        error, fit_status, fit_message, fit_iterations, diagnostics, warnings, n_train, n_test,
 //        n_features, scale, fit_seconds, predict_seconds, fit_cpu_seconds, code_version, host,
-//        finished_at, run_id)
+//        finished_at, run_id, data_hash)
 //   metrics(experiment, dataset, method_label, config_hash, split, step, name, value)
 //   points(experiment, dataset, method_label, config_hash, split, step, n_train, test_rows,
 //          log_density, squared_error, crps, covered95, mean, variance)  -- float64 blobs
@@ -64,6 +64,10 @@ struct JobRecord {
   double fit_seconds = 0.0, predict_seconds = 0.0, fit_cpu_seconds = 0.0;
   std::string code_version, host, finished_at;
   long run_id = 0;
+  // A hash of the data the job was computed from (its data set as loaded and its split's rows);
+  // `run` computes a finished job again when its data have changed since. Empty for jobs
+  // stored before bnnbench recorded it.
+  std::string data_hash;
   std::vector<Evaluation> evaluations;
   std::optional<GridPredictions> grid;
   // Artifacts the spec asked of this job: kind -> the request's canonical text (a job whose
@@ -78,6 +82,10 @@ struct RunRecord {
   int threads = 0;
   long jobs_planned = 0, jobs_run = 0, jobs_failed = 0;
   double wall_seconds = 0.0;
+  // Jobs of the store that this run computed (read, not written): for a run killed before its
+  // end, whose counts above stay 0, what it did.
+  long jobs_stored = 0;
+  bool ended() const { return !finished_at.empty(); }
 };
 
 class ResultsStore {
@@ -85,6 +93,8 @@ class ResultsStore {
   // Opens `results_dir`/bnnbench.sqlite: `create` makes the directory and store if needed,
   // `existing` requires the store, `read_only` requires it and never writes (not even the
   // schema): what report and verify use, so that a store in a read-only place can be read.
+  // A file there that is not a bnnbench store (another program's database, any other file) is
+  // refused before anything is written to it.
   enum class Access { create, existing, read_only };
   explicit ResultsStore(const std::string& results_dir, Access access = Access::create);
   ResultsStore(const std::string& results_dir, bool create)
@@ -94,6 +104,9 @@ class ResultsStore {
   ResultsStore& operator=(const ResultsStore&) = delete;
 
   const std::string& path() const { return path_; }
+  // How a report names the store: its path, or what it was made from (describe_as).
+  const std::string& description() const { return description_.empty() ? path_ : description_; }
+  void describe_as(std::string text) { description_ = std::move(text); }
   // Writes a job atomically, replacing an earlier attempt, except that a failed attempt never
   // replaces a finished job (`run --rerun`): then nothing is written and the result is false.
   // Thread-safe.
@@ -106,6 +119,9 @@ class ResultsStore {
   std::vector<RunRecord> runs(const std::string& experiment);
   // Throws naming the store when SQLite's quick_check finds damage.
   void check_integrity();
+  // Throws when `results_dir` holds a file bnnbench.sqlite that is not a bnnbench store, for
+  // a command to check before it makes anything there (run's and merge's lock file).
+  static void check_output_store(const std::string& results_dir);
   // What merge_from requires of an input store (present, upgraded to the current schema,
   // undamaged), for a caller to check every input before creating its output.
   static void prepare_merge_input(const std::string& results_dir);
@@ -117,12 +133,21 @@ class ResultsStore {
 
  private:
   void exec(const std::string& sql);
-  // Whether the store has the table (a store of an older bnnbench, read-only, may lack one).
+  // Whether the store has the table (a store of an older bnnbench, read-only, may lack one), or
+  // the column of a table.
   bool has_table(const std::string& name);
+  bool has_column(const std::string& table, const std::string& column);
+  // Throws unless the open database is empty or holds only bnnbench's tables.
+  void refuse_foreign();
   std::string path_;
+  std::string description_;
   sqlite3* db_ = nullptr;
   std::mutex mutex_;
 };
+
+// Registers the store's files in `results_dir` as inputs (io/files.hpp: no output may overwrite
+// them), for a command to do before it writes anything.
+void register_store_files(const std::string& results_dir);
 
 // Current time as ISO 8601 UTC, and this machine's name.
 std::string utc_now();

@@ -8,6 +8,7 @@
 #include "experiments/src/io/files.hpp"
 #include "experiments/src/report/report.hpp"
 #include "experiments/src/verify/split_comparison.hpp"
+#include "experiments/src/verify/verify.hpp"
 
 namespace bnn::exp {
 
@@ -28,8 +29,11 @@ SplitFileOutcome compare_with_split_file(const std::string& experiment, const st
   text << "# " << experiment << ": " << ours_name << " against " << file << ", split by split\n\n"
        << c.jobs_compared << " job(s) compared (" << c.values_compared << " values, timings excepted; " << c.jobs_older
        << " stored before options of ours existed, at their defaults): " << c.jobs_identical << " identical, "
-       << c.jobs_within << " within tolerance " << tolerance << ", " << c.jobs_differing << " differ; " << c.not_rerun
-       << " published job(s) not rerun here (" << c.other_configuration << " of them under another "
+       << (tolerance > 0
+               ? std::to_string(c.jobs_within) + " within the relative tolerance " + format_tolerance(tolerance) + ", "
+               : std::string())
+       << c.jobs_differing << " differ; " << c.not_rerun << " published job(s) not rerun here ("
+       << c.other_configuration << " of them under another "
        << "configuration here), " << c.not_published << " of ours not in the published file\n";
   if (c.jobs_compared == 0) {
     out.error = "no job of " + file + " is in " + ours_name + " (same data set, method, configuration and split)";

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 #include <vector>
@@ -32,8 +33,8 @@ struct Comparer {
   void mismatch(const std::string& where) {
     ++result.values;
     ++result.differing;
+    if (result.max_relative != kInfinity || result.worst.empty()) result.worst = where;  // the first one
     result.max_relative = kInfinity;
-    result.worst = where;
   }
   void array(const std::vector<double>& stored, const std::vector<double>& rerun, const std::string& where) {
     if (stored.size() != rerun.size()) {
@@ -61,11 +62,17 @@ double relative_difference(double a, double b) {
   return std::abs(a - b) / std::max(std::abs(a), std::abs(b));
 }
 
+std::string format_tolerance(double tolerance) {
+  std::ostringstream out;
+  out << tolerance;
+  return out.str();
+}
+
 bool is_timing_metric(const std::string& name) { return name == "fit_seconds" || name == "rel_time"; }
 
 JobComparison compare_jobs(const JobRecord& stored, const JobRecord& rerun,
                            const std::optional<GridPredictions>& stored_grid,
-                           const std::optional<GridPredictions>& rerun_grid) {
+                           const std::optional<GridPredictions>& rerun_grid, bool store_keeps_points) {
   JobComparison result;
   Comparer compare{result};
   if (rerun.status != "ok") {
@@ -73,6 +80,13 @@ JobComparison compare_jobs(const JobRecord& stored, const JobRecord& rerun,
     compare.mismatch("rerun failed: " + rerun.error);
     return result;
   }
+  // What the job's key derives, and the data it was computed from.
+  if (stored.seed != rerun.seed)
+    compare.mismatch("stored seed " + std::to_string(stored.seed) + ", but the job's key derives " +
+                     std::to_string(rerun.seed));
+  if (!stored.data_hash.empty() && !rerun.data_hash.empty() && stored.data_hash != rerun.data_hash)
+    compare.mismatch("computed from other data (data hash " + stored.data_hash + ", now " + rerun.data_hash +
+                     "): a data or split file changed since");
   if (stored.fit_status != rerun.fit_status)
     compare.mismatch("fit status '" + stored.fit_status + "', rerun '" + rerun.fit_status + "'");
   compare.value(static_cast<double>(stored.fit_iterations), static_cast<double>(rerun.fit_iterations),
@@ -92,7 +106,15 @@ JobComparison compare_jobs(const JobRecord& stored, const JobRecord& rerun,
       else
         compare.value(value, it->second, "metric " + name + step);
     }
-    if (e.points.log_density.empty()) continue;  // stored without points (merge --without-points)
+    // A stored record must be complete: a row deleted from the store is a difference.
+    for (const auto& [name, value] : r->metrics)
+      if (!is_timing_metric(name) && !e.metrics.count(name))
+        compare.mismatch("metric " + name + step + " missing in the store");
+    if (e.points.log_density.empty()) {                          // stored without points (merge --without-points)...
+      if (store_keeps_points && !r->points.log_density.empty())  // ... or a row deleted from a store that keeps them
+        compare.mismatch("per-point predictions" + step + " missing in the store");
+      continue;
+    }
     compare.array(e.test_rows, r->test_rows, "test rows" + step);
     compare.array(e.points.log_density, r->points.log_density, "points log_density" + step);
     compare.array(e.points.squared_error, r->points.squared_error, "points squared_error" + step);
@@ -101,6 +123,9 @@ JobComparison compare_jobs(const JobRecord& stored, const JobRecord& rerun,
     compare.array(e.points.mean, r->points.mean, "points mean" + step);
     compare.array(e.points.variance, r->points.variance, "points variance" + step);
   }
+  for (const Evaluation& r : rerun.evaluations)
+    if (find_step(stored, r.step) == nullptr)
+      compare.mismatch("evaluation step " + std::to_string(r.step) + " missing in the store");
   if (stored_grid && rerun_grid) {
     compare.array(stored_grid->mean, rerun_grid->mean, "grid mean");
     compare.array(stored_grid->variance, rerun_grid->variance, "grid variance");

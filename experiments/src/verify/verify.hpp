@@ -23,10 +23,18 @@ struct JobComparison {
   bool rerun_failed = false;  // the rerun did not finish (its error is in `worst`)
 };
 
-// Compares a stored job with its rerun. Grids are compared when both are given.
+// Compares a stored job with its rerun, both ways: a value of either missing in the other is a
+// difference (a row deleted from the store too), and so are a stored seed other than the one its
+// key derives and a stored data hash other than the rerun's. Grids are compared when both are
+// given; per-point predictions when stored, and missing ones are a difference when the store
+// keeps them (not one merged --without-points).
 JobComparison compare_jobs(const JobRecord& stored, const JobRecord& rerun,
                            const std::optional<GridPredictions>& stored_grid = std::nullopt,
-                           const std::optional<GridPredictions>& rerun_grid = std::nullopt);
+                           const std::optional<GridPredictions>& rerun_grid = std::nullopt,
+                           bool store_keeps_points = false);
+
+// A tolerance as the summaries print it ("1e-08").
+std::string format_tolerance(double tolerance);
 
 // Metrics that measure time, not results (never compared).
 bool is_timing_metric(const std::string& name);

@@ -1,7 +1,6 @@
 #include "experiments/src/verify/verify_run.hpp"
 
-#include <stdlib.h>
-
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -24,27 +23,6 @@ namespace bnn::exp {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A scratch results store for the reruns, removed with everything in it.
-class ScratchDirectory {
- public:
-  ScratchDirectory() {
-    std::string pattern = (fs::temp_directory_path() / "bnnbench-verify-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr)
-      throw std::runtime_error("could not create a scratch directory under " + fs::temp_directory_path().string());
-    path_ = pattern;
-  }
-  ~ScratchDirectory() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  ScratchDirectory(const ScratchDirectory&) = delete;
-  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 std::map<JobKey, GridPredictions> grids_by_job(ResultsStore& store, const std::string& experiment) {
   std::map<JobKey, GridPredictions> out;
@@ -186,6 +164,11 @@ VerifyOutcome verify_experiment(const ExperimentSpec& spec, const data::DatasetR
   }
   ResultsStore store(o.results, ResultsStore::Access::read_only);
   const std::vector<JobRecord> stored = store.jobs(spec.name, /*with_points=*/true);
+  // A store merged --without-points holds none; one that holds some must hold all.
+  const bool store_keeps_points = std::any_of(stored.begin(), stored.end(), [](const JobRecord& job) {
+    return std::any_of(job.evaluations.begin(), job.evaluations.end(),
+                       [](const Evaluation& e) { return !e.points.log_density.empty(); });
+  });
   PlanOptions plan_options = o.plan;
   std::set<std::string> in_store;
   for (const auto& job : stored) in_store.insert(job.key.dataset);
@@ -244,7 +227,7 @@ VerifyOutcome verify_experiment(const ExperimentSpec& spec, const data::DatasetR
       c.worst = "rerun not stored";
     } else {
       c = compare_jobs(original, *fresh_records[j], grid_of(stored_grids, original.key),
-                       grid_of(fresh_grids, fresh_records[j]->key));
+                       grid_of(fresh_grids, fresh_records[j]->key), store_keeps_points);
     }
     const bool ok = !c.rerun_failed && c.max_relative <= o.tolerance;
     if (c.differing == 0)
@@ -275,9 +258,9 @@ VerifyOutcome verify_experiment(const ExperimentSpec& spec, const data::DatasetR
         << t.differ << " | " << format_relative(t.max_relative) << " | " << (t.worst.empty() ? "—" : t.worst) << " | "
         << versions << " |\n";
   }
-  out << "\n"
-      << identical << " job(s) identical, " << within << " within tolerance " << o.tolerance << ", " << differ
-      << " differ";
+  out << "\n" << identical << " job(s) identical, ";
+  if (o.tolerance > 0) out << within << " within the relative tolerance " << format_tolerance(o.tolerance) << ", ";
+  out << differ << " differ";
   if (differ > 0)
     out << ":\n\n" << details.str();
   else

@@ -225,6 +225,7 @@ RunSummary run_rank0(const MpiSession& session, const ExperimentSpec& spec, cons
   const PendingJobs todo(spec, plan, store, options);
   summary.planned = static_cast<long>(todo.share.size());
   summary.already_done = todo.already_done;
+  summary.data_changed = todo.data_changed;
   const std::string processes = session.describe();
   RunRecord run = new_run_record(spec, options, static_cast<long>(todo.jobs.size()));
   run.machine += "; MPI: " + processes + ", " + std::to_string(options.threads) + " thread(s) each";
