@@ -178,7 +178,8 @@ void check_spec(const ExperimentSpec& s, std::string_view text, const std::strin
       if (!contains(dataset_names, name)) finding("active-learning", "curves names a data set not in 'datasets'");
   }
 
-  if (s.reference && s.reference->values.empty()) finding("reference", "reference without values");
+  for (const auto& reference : s.references)
+    if (reference.values.empty()) finding("reference", "reference without values");
 }
 
 // The planner's check of the options (plan.cpp, check_spec): each configuration of a known method

@@ -15,6 +15,9 @@ targets=(fuzz_text_table fuzz_registry fuzz_spec)
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 declare -A corpus=([fuzz_text_table]=corpus [fuzz_registry]=corpus-registry [fuzz_spec]=corpus-spec)
 declare -A dict=([fuzz_registry]=registry.dict [fuzz_spec]=spec.dict)
+# T2 of fuzz/README.md: toml++'s own assertions on malformed TOML, reported upstream, not ours to
+# fix; a known finding is printed once and the run goes on.
+export BNN_FUZZ_KNOWN=toml-assert
 mkdir -p "$build/findings"
 status=0
 for target in "${targets[@]}"; do

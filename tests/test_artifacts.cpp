@@ -92,7 +92,7 @@ posterior_cells = 100
   CHECK_THAT(
       spec_error("cells", kHeader + "[[artifacts]]\nkind = \"gaussian-posterior\"\nposterior_box = [[0, 1], [0, 1]]\n"
                                     "posterior_cells = 10\n"),
-      Catch::Contains("posterior_cells must be an integer >= 50"));
+      Catch::Contains("posterior_cells must be an integer from 50 to 10000"));
   CHECK_THAT(spec_error("key", kHeader + "[[artifacts]]\nkind = \"gaussian-posterior\"\nsplit = [0]\n"),
              Catch::Contains("unknown key 'split'"));
 }

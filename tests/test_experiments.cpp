@@ -244,7 +244,7 @@ TEST_CASE("malformed specs are errors naming file and line", "[spec]") {
   // per_dataset settings of a data set the spec does not use are checked all the same
   expect_line(
       "name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[per_dataset.yacht]\nirrelevant_inputs = -3\n[[method]]\nmethod = \"linear\"\n",
-      5, "'irrelevant_inputs' must be an integer >= 0");
+      5, "'irrelevant_inputs' must be an integer from 0 to 10000");
   expect_line("name = \"x\"\nscale = \"log\"\n", 2, "\"original\" or \"normalized\"");
   expect_line(
       "name = \"x\"\ndatasets = [\"boston\"]\nprotocol = { kind = \"published\" }\n[per_dataset.boston]\ntarget_transform = \"log\"\n[[method]]\nmethod = \"linear\"\n",

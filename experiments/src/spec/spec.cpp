@@ -235,8 +235,11 @@ class SpecReader {
         if (!p || p->size() != 2) fail(*plot, "posterior_plot is [[from, to, points], [from, to, points]]");
         for (std::size_t i = 0; i < 2; ++i) g.plot[i] = axis((*p)[i], true);
       }
-      if (!cells->is_integer() || *cells->value<std::int64_t>() < 50)
-        fail(*cells, "posterior_cells must be an integer >= 50");
+      // A cells x cells quadrature grid of the posterior, 8 bytes a cell.
+      if (!cells->is_integer() || *cells->value<std::int64_t>() < 50 || *cells->value<std::int64_t>() > 10'000)
+        fail(*cells,
+             "posterior_cells must be an integer from 50 to 10000 (a grid of cells x cells, 8 bytes a cell: "
+             "0.8 GB at the largest)");
       g.cells = static_cast<long>(*cells->value<std::int64_t>());
       a.posterior = g;
     }
@@ -285,8 +288,9 @@ class SpecReader {
       allow_keys(pd, {"protocol", "irrelevant_inputs", "target_transform", "constant_inputs"}, "per_dataset." + d.name);
       if (const toml::node* p = pd.get("protocol")) d.protocol = protocol(*p);
       if (const toml::node* ir = pd.get("irrelevant_inputs")) {
-        if (!ir->is_integer() || *ir->value<std::int64_t>() < 0)
-          fail(*ir, "'irrelevant_inputs' must be an integer >= 0");
+        // Each is a column of every row, 8 bytes a value.
+        if (!ir->is_integer() || *ir->value<std::int64_t>() < 0 || *ir->value<std::int64_t>() > 10'000)
+          fail(*ir, "'irrelevant_inputs' must be an integer from 0 to 10000 (each is a column of every row)");
         d.irrelevant_inputs = static_cast<long>(*ir->value<std::int64_t>());
       }
       // A string setting read by `parse`, whose errors are reported at the setting's line.
