@@ -20,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
-#include "experiments/src/artifacts/kinds.hpp"
 #include "experiments/src/metrics/metrics.hpp"
+#include "experiments/src/spec/artifact_kinds.hpp"
 #include "experiments/src/spec/spec.hpp"
 #include "fuzz/fuzz_common.hpp"
 #include "methods/registry.hpp"

@@ -12,8 +12,8 @@ packages=(
   libcurl4-openssl-dev libssl-dev libarchive-dev
   libopenmpi-dev openmpi-bin
   slurmctld slurmd slurm-client munge
-  clang clang-format libclang-rt-14-dev
-  python3
+  clang clang-format libclang-rt-14-dev ccache
+  python3 chromium
 )
 
 missing=()

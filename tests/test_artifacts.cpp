@@ -10,10 +10,10 @@
 
 #include "datasets/src/data_error.hpp"
 #include "datasets/src/registry.hpp"
-#include "experiments/src/artifacts/artifact_table.hpp"
 #include "experiments/src/io/csv.hpp"
 #include "experiments/src/plan/plan.hpp"
 #include "experiments/src/plan/selection.hpp"
+#include "experiments/src/records/artifact_table.hpp"
 #include "experiments/src/spec/spec.hpp"
 #include "experiments/src/store/store.hpp"
 #include "experiments/src/verify/verify.hpp"

@@ -11,10 +11,11 @@
 #include <random>
 #include <regex>
 
-#include "experiments/src/plot/artifact_figures.hpp"
-#include "experiments/src/plot/comparison_figure.hpp"
-#include "experiments/src/plot/grid_figure.hpp"
 #include "experiments/src/plot/svg_plot.hpp"
+#include "experiments/src/report/artifact_figures.hpp"
+#include "experiments/src/report/comparison_figure.hpp"
+#include "experiments/src/report/grid_figure.hpp"
+#include "experiments/src/run/grid.hpp"
 
 using namespace bnn;
 using namespace bnn::exp;

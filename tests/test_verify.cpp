@@ -9,9 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "experiments/src/export/job_csv.hpp"
+#include "experiments/src/export/published_jobs.hpp"
 #include "experiments/src/io/csv.hpp"
 #include "experiments/src/report/report.hpp"
-#include "experiments/src/store/published_jobs.hpp"
 #include "experiments/src/verify/split_comparison.hpp"
 #include "experiments/src/verify/verify.hpp"
 #include "tests/support/errors.hpp"

@@ -24,6 +24,17 @@ namespace fs = std::filesystem;
 namespace bnn::data {
 namespace {
 
+// A digest as lowercase hexadecimal digits.
+std::string hex_digits(const unsigned char* digest, unsigned int length) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < length; ++i) {
+    out.push_back(hex[digest[i] >> 4]);
+    out.push_back(hex[digest[i] & 15]);
+  }
+  return out;
+}
+
 bool is_url(const std::string& s) {
   return s.rfind("http://", 0) == 0 || s.rfind("https://", 0) == 0 || s.rfind("file://", 0) == 0;
 }
@@ -135,13 +146,7 @@ std::string sha256_hex(std::string_view bytes) {
   unsigned int length = 0;
   if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1)
     throw FetchError("sha256: OpenSSL digest failed");
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < length; ++i) {
-    out.push_back(hex[digest[i] >> 4]);
-    out.push_back(hex[digest[i] & 15]);
-  }
-  return out;
+  return hex_digits(digest, length);
 }
 
 std::string sha256_file(const std::string& path) {
@@ -157,13 +162,7 @@ std::string sha256_file(const std::string& path) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   EVP_DigestFinal_ex(ctx.get(), digest, &length);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < length; ++i) {
-    out.push_back(hex[digest[i] >> 4]);
-    out.push_back(hex[digest[i] & 15]);
-  }
-  return out;
+  return hex_digits(digest, length);
 }
 
 void download(const std::string& url, const std::string& destination) {

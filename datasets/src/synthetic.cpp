@@ -47,16 +47,22 @@ double epnn_case3_latent(double x) { return 0.4 * std::sin(1.5 * x) + (x < 0.0 ?
 
 double bb_toy_latent(double x) { return -2.5 * erf_sigmoid(-0.13 * x); }
 
-Dataset make_pbp_cubic(long n, Rng& rng) {
-  require_n(n, 2, "pbp-cubic");
+namespace {
+// A problem with one input drawn uniformly from [from, to] and Gaussian noise of sd `noise`
+// around `latent` (each row: its input, then its noise).
+Dataset one_input(const char* name, long n, Rng& rng, double from, double to, double (*latent)(double), double noise) {
+  require_n(n, 2, name);
   Eigen::MatrixXd X(n, 1);
   Eigen::VectorXd y(n);
   for (long i = 0; i < n; ++i) {
-    X(i, 0) = uniform(rng, -4.0, 4.0);
-    y[i] = pbp_cubic_latent(X(i, 0)) + 3.0 * standard_normal(rng);
+    X(i, 0) = uniform(rng, from, to);
+    y[i] = latent(X(i, 0)) + noise * standard_normal(rng);
   }
-  return named("pbp-cubic", X, y);
+  return named(name, X, y);
 }
+}  // namespace
+
+Dataset make_pbp_cubic(long n, Rng& rng) { return one_input("pbp-cubic", n, rng, -4.0, 4.0, pbp_cubic_latent, 3.0); }
 
 Dataset make_epnn_case1(long n, Rng& rng) {
   require_n(n, 3, "epnn-case1");
@@ -88,27 +94,9 @@ Dataset make_epnn_case2(long n, Rng& rng) {
   return named("epnn-case2", X, y);
 }
 
-Dataset make_epnn_case3(long n, Rng& rng) {
-  require_n(n, 2, "epnn-case3");
-  Eigen::MatrixXd X(n, 1);
-  Eigen::VectorXd y(n);
-  for (long i = 0; i < n; ++i) {
-    X(i, 0) = uniform(rng, -3.0, 3.0);
-    y[i] = epnn_case3_latent(X(i, 0)) + 0.1 * standard_normal(rng);
-  }
-  return named("epnn-case3", X, y);
-}
+Dataset make_epnn_case3(long n, Rng& rng) { return one_input("epnn-case3", n, rng, -3.0, 3.0, epnn_case3_latent, 0.1); }
 
-Dataset make_bb_toy(long n, Rng& rng) {
-  require_n(n, 2, "bb-toy");
-  Eigen::MatrixXd X(n, 1);
-  Eigen::VectorXd y(n);
-  for (long i = 0; i < n; ++i) {
-    X(i, 0) = uniform(rng, -2.0, 2.0);
-    y[i] = bb_toy_latent(X(i, 0)) + 0.1 * standard_normal(rng);
-  }
-  return named("bb-toy", X, y);
-}
+Dataset make_bb_toy(long n, Rng& rng) { return one_input("bb-toy", n, rng, -2.0, 2.0, bb_toy_latent, 0.1); }
 
 LatentFunction synthetic_latent(const std::string& generator) {
   const auto of_inputs = [](Eigen::Index inputs, auto f) -> LatentFunction {

@@ -1,4 +1,4 @@
-// bnnbench report: argument parsing over report/publish.hpp.
+// bnnbench report: argument parsing over report/publish.hpp (and verify/published_comparison.hpp).
 #include <filesystem>
 #include <iostream>
 
@@ -6,17 +6,12 @@
 #include "experiments/src/io/files.hpp"
 #include "experiments/src/report/publish.hpp"
 #include "experiments/src/store/store.hpp"
+#include "experiments/src/verify/published_comparison.hpp"
 #include "experiments/src/verify/verify.hpp"
 #include "job_filter.hpp"
 
 namespace bnn::cli {
 namespace {
-
-constexpr const char* kFormats =
-    "md (Markdown), csv (tidy: one row per data set x method x metric), latex (booktabs), splits (every job's "
-    "per-split metrics), jobs (every job's provenance and fit report), grid (figure predictions on the spec's grid), "
-    "observations (the data sets' points), svg (a figure: a grid experiment's predictions and data, or a table's "
-    "values beside the paper's), or an artifact file such as parameter_marginals.csv or gaussian_posterior.svg";
 
 // Every file is made before any is written: a failure leaves the directory as it was.
 void publish(const exp::ReportSource& source, const std::string& directory) {
@@ -44,12 +39,12 @@ int cmd_report(const std::vector<std::string>& args) {
   options.add_options()
       ("experiment", po::value(&experiment), "experiment name or spec file")
       ("results", po::value(&results), "results directory (default: results/EXPERIMENT)")
-      ("format", po::value(&format), kFormats)
+      ("format", po::value(&format), exp::report_format_list().c_str())
       ("output,o", po::value(&output), "write to this file instead of standard output")
       ("publish", po::value(&publish_dir),
-       "write every format into this directory, as results/EXPERIMENT holds them: report.md, and report.csv, "
-       "report.tex, report.svg for a table or grid.csv, observations.csv, figure.svg for a figure; splits.csv, "
-       "jobs.csv, and the artifacts' tables and figures")
+       "write every format into this directory, as results/EXPERIMENT holds them: report.md, report.html, and "
+       "report.csv, report.tex, report.svg for a table or grid.csv, observations.csv, figure.svg for a figure; "
+       "splits.csv, jobs.csv, and the artifacts' tables and figures")
       ("set", po::value(&filter.settings)->composing(), "the --set overrides the run used (to select its results)")
       ("methods", po::value(&filter.methods)->composing(), "only these method labels (comma-separated)")
       ("datasets", po::value(&filter.datasets)->composing(), "only these data sets (comma-separated names or aliases)")

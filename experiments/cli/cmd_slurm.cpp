@@ -1,14 +1,11 @@
-// bnnbench slurm: the sbatch script(s) of a run on a Slurm cluster (cluster/slurm_script.hpp),
-// checked by planning the run here first, and with --submit submitted.
-#include <array>
-#include <cstdio>
+// bnnbench slurm: argument parsing over cluster/slurm_script.hpp (the sbatch scripts) and
+// cluster/slurm_job.hpp (writing and submitting them); the run is planned here first.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <memory>
 #include <set>
 
 #include "common.hpp"
+#include "experiments/src/cluster/slurm_job.hpp"
 #include "experiments/src/cluster/slurm_script.hpp"
 #include "experiments/src/spec/spec.hpp"
 #include "run_request.hpp"
@@ -19,35 +16,6 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string absolute(const std::string& path) { return fs::absolute(path).lexically_normal().string(); }
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("could not write " + path.string());
-  fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
-}
-
-// Runs `sbatch --parsable [extra] SCRIPT` and returns the job id it prints.
-std::string sbatch(const std::string& extra, const fs::path& script) {
-  const std::string command = "sbatch --parsable " + extra + exp::shell_quote(script.string()) + " 2>&1";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) throw std::runtime_error("could not start sbatch");
-  std::string out;
-  std::array<char, 256> buffer{};
-  while (fgets(buffer.data(), static_cast<int>(buffer.size()), pipe.get())) out += buffer.data();
-  const int status = pclose(pipe.release());
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  if (status != 0) {
-    if (status == 127 * 256 || out.find("not found") != std::string::npos)
-      throw std::runtime_error(
-          "sbatch not found: run this on a Slurm login node, or leave out --submit and copy the "
-          "script there");
-    throw std::runtime_error("sbatch " + script.string() + " failed: " + out);
-  }
-  const std::string id = out.substr(out.find_last_of('\n') + 1);
-  return id.substr(0, id.find(';'));  // "id;cluster" on multi-cluster sites
-}
 
 }  // namespace
 
@@ -145,11 +113,8 @@ int cmd_slurm(const std::vector<std::string>& args) {
                            ? static_cast<long>(request.nodes) * request.tasks_per_node * request.cpus_per_task
                            : static_cast<long>(scripts.shards) * request.cpus_per_task;
 
-  fs::create_directories(request.script_dir);
-  const fs::path main_script = fs::path(request.script_dir) / (request.name + ".sbatch");
-  const fs::path merge_script = fs::path(request.script_dir) / (request.name + "-merge.sbatch");
-  write_file(main_script, scripts.main);
-  if (!scripts.merge.empty()) write_file(merge_script, scripts.merge);
+  const exp::SlurmFiles files = exp::write_slurm_scripts(request, scripts);
+  const fs::path main_script = files.main, merge_script = files.merge;
   std::cerr << run.spec->name << ": " << jobs << " job(s) on " << workers << " thread(s) ("
             << (request.form == "mpi" ? std::to_string(request.nodes * request.tasks_per_node) + " MPI processes"
                                       : std::to_string(scripts.shards) + " array tasks")
@@ -165,10 +130,10 @@ int cmd_slurm(const std::vector<std::string>& args) {
     }
     return 0;
   }
-  const std::string id = sbatch("", main_script);
+  const std::string id = exp::submit_sbatch("", main_script.string());
   std::cout << "submitted job " << id << " (output in " << request.script_dir << ")\n";
   if (!scripts.merge.empty()) {
-    const std::string merge_id = sbatch("--dependency=afterok:" + id + " ", merge_script);
+    const std::string merge_id = exp::submit_sbatch("--dependency=afterok:" + id + " ", merge_script.string());
     std::cout << "submitted merge job " << merge_id << " (starts when every array task of " << id << " succeeded)\n";
   }
   return 0;

@@ -22,7 +22,7 @@ void add_run_options(po::options_description& options, RunRequest& r) {
        "Under mpirun or srun: threads of each process")
       ("results", po::value(&r.results), "results directory (default: results/EXPERIMENT)")
       ("shard", po::value(&r.shard), "run share K of N of the jobs, e.g. 2/8 (combine with `bnnbench merge`)")
-      ("format", po::value(&r.format), "format of the report printed at the end: md, csv, latex or splits")
+      ("format", po::value(&r.format), "format of the report printed at the end: md, csv, latex, html or splits")
       ("no-report", po::bool_switch(&r.no_report), "do not print the report at the end")
       ("quiet,q", po::bool_switch(&r.quiet), "no progress output")
       ("dry-run,n", po::bool_switch(&r.dry_run),
@@ -49,7 +49,7 @@ bool prepare_run(const std::vector<std::string>& args, const std::string& comman
     return false;
   if (r.experiment.empty()) throw po::error("missing EXPERIMENT");
   exp::check_threads(r.threads);
-  exp::check_format(r.format, {"md", "csv", "latex", "splits"});
+  exp::check_run_format(r.format);
   r.run.threads = r.threads;
   const auto slash = r.shard.find('/');
   if (slash == std::string::npos || !option_detail::parse_integer(r.shard.substr(0, slash), r.run.shard_index) ||

@@ -1,7 +1,6 @@
 #include "draws_predictive.hpp"
 
 #include <boost/math/special_functions/erf.hpp>
-#include <boost/math/tools/roots.hpp>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -47,11 +46,7 @@ double DrawsPredictive::quantile(Eigen::Index i, double p) const {
   // (widened by a millionth of s against rounding at the ends)
   const double lo = static_cast<double>(draws_.row(i).minCoeff()) + s * z - 1e-6 * s;
   const double hi = static_cast<double>(draws_.row(i).maxCoeff()) + s * z + 1e-6 * s;
-  auto f = [&](double x) { return cdf(i, x) - p; };
-  boost::uintmax_t iterations = 200;
-  auto tol = boost::math::tools::eps_tolerance<double>(50);
-  const auto [a, b] = boost::math::tools::toms748_solve(f, lo, hi, tol, iterations);
-  return 0.5 * (a + b);
+  return solve_quantile(i, p, lo, hi);
 }
 
 bool DrawsPredictive::between_quantiles(Eigen::Index i, double y, double p_lo, double p_hi) const {

@@ -37,6 +37,10 @@ double Predictive::quantile(Eigen::Index i, double p) const {
   double lo = m - s, hi = m + s;
   for (int k = 0; k < 200 && cdf(i, lo) > p; ++k) lo -= (hi - lo);
   for (int k = 0; k < 200 && cdf(i, hi) < p; ++k) hi += (hi - lo);
+  return solve_quantile(i, p, lo, hi);
+}
+
+double Predictive::solve_quantile(Eigen::Index i, double p, double lo, double hi) const {
   auto f = [&](double x) { return cdf(i, x) - p; };
   boost::uintmax_t iterations = 200;
   auto tol = boost::math::tools::eps_tolerance<double>(50);

@@ -22,6 +22,10 @@ class Predictive {
   virtual double crps(Eigen::Index i, double y) const;
   // Whether quantile(p_lo) <= y <= quantile(p_hi); the default computes the two quantiles.
   virtual bool between_quantiles(Eigen::Index i, double y, double p_lo, double p_hi) const;
+
+ protected:
+  // The p-quantile of point i, by TOMS 748 on cdf(i, .) - p, bracketed by [lo, hi].
+  double solve_quantile(Eigen::Index i, double p, double lo, double hi) const;
 };
 
 class GaussianPredictive final : public Predictive {

@@ -168,8 +168,8 @@ expect_error 2 '--predictions store/bnnbench.sqlite is a results store' fit --tr
 cmp -s before.sqlite store/bnnbench.sqlite || fail "the store changed"
 "$BNNBENCH" report quickstart --results store >/dev/null
 cmp -s before.sqlite store/bnnbench.sqlite || fail "report changed the store"
-expect_error 2 "--format 'grid' must be md, csv, latex or splits" "$BNNBENCH" run quickstart --results store --format grid
-expect_error 2 "--format 'png' must be md, csv, latex, splits, jobs, grid, observations, svg or an artifact file such as parameter_marginals.csv" "$BNNBENCH" report quickstart --results store --format png
+expect_error 2 "--format 'grid' must be md, csv, latex, html or splits" "$BNNBENCH" run quickstart --results store --format grid
+expect_error 2 "--format 'png' must be md, csv, latex, html, svg, splits, jobs, grid, observations or an artifact file such as parameter_marginals.csv" "$BNNBENCH" report quickstart --results store --format png
 [ ! -e store/bnnbench.sqlite-wal ] || fail "report left a -wal file"
 mkdir -p zero && : > zero/bnnbench.sqlite
 expect_error 1 'zero/bnnbench.sqlite is not a complete bnnbench results store' "$BNNBENCH" report quickstart --results zero

@@ -42,15 +42,22 @@ grep -q '>gp</text>' "$work/fig.svg" && grep -q '>linear</text>' "$work/fig.svg"
 # --publish writes every format into a directory as results/EXPERIMENT holds them, the same
 # bytes as each --format; with --format, -o or --compare it is an error.
 "$BNNBENCH" report pbp-table1 --results "$work/r" --publish "$work/pub/table" 2>/dev/null || fail "publish (table)"
-for f in md:report.md csv:report.csv latex:report.tex svg:report.svg splits:splits.csv jobs:jobs.csv; do
+for f in md:report.md csv:report.csv latex:report.tex html:report.html svg:report.svg splits:splits.csv jobs:jobs.csv; do
   cmp -s <("$BNNBENCH" report pbp-table1 --results "$work/r" --format "${f%%:*}") "$work/pub/table/${f#*:}" ||
     fail "published ${f#*:} differs from --format ${f%%:*}"
 done
-[ "$(ls "$work/pub/table" | wc -l)" -eq 6 ] || fail "publish (table): $(ls "$work/pub/table")"
+[ "$(ls "$work/pub/table" | wc -l)" -eq 7 ] || fail "publish (table): $(ls "$work/pub/table")"
 "$BNNBENCH" report epnn-case3 --results "$work/fig" --publish "$work/pub/fig" 2>/dev/null || fail "publish (figure)"
-[ "$(ls "$work/pub/fig" | tr '\n' ' ')" = "figure.svg grid.csv jobs.csv observations.csv report.md splits.csv " ] ||
+[ "$(ls "$work/pub/fig" | tr '\n' ' ')" = "figure.svg grid.csv jobs.csv observations.csv report.html report.md splits.csv " ] ||
   fail "publish (figure): $(ls "$work/pub/fig")"
 cmp -s <("$BNNBENCH" report epnn-case3 --results "$work/fig" --format grid) "$work/pub/fig/grid.csv" || fail "published grid"
+# The page holds the figure inline, links every other published file, and needs no network.
+grep -q '<svg' "$work/pub/fig/report.html" || fail "html: no inline figure"
+for f in grid.csv observations.csv splits.csv jobs.csv report.md; do
+  grep -q "href=\"$f\"" "$work/pub/fig/report.html" || fail "html: no link to $f"
+done
+! grep -Eq '(src|href)="(https?:)?//' "$work/pub/fig/report.html" || fail "html: a link to the network"
+! grep -qi '<script' "$work/pub/fig/report.html" || fail "html: a script"
 for extra in "--format csv" "-o $work/x.md" "--compare $work/pub/table/report.csv"; do
   # shellcheck disable=SC2086
   if out=$("$BNNBENCH" report pbp-table1 --results "$work/r" --publish "$work/pub/again" $extra 2>&1); then

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/src/artifacts/artifact_table.hpp"
+#include "experiments/src/records/artifact_table.hpp"
 #include "experiments/src/spec/spec.hpp"
 #include "methods/core/model.hpp"
 

@@ -4,7 +4,7 @@
 // stored record is the one the worker made.
 #include <string>
 
-#include "experiments/src/store/store.hpp"
+#include "experiments/src/records/job_record.hpp"
 
 namespace bnn::exp {
 

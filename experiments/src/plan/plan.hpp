@@ -8,7 +8,7 @@
 
 #include "datasets/src/dataset.hpp"
 #include "datasets/src/registry.hpp"
-#include "experiments/src/plan/job_key.hpp"
+#include "experiments/src/records/job_key.hpp"
 #include "experiments/src/spec/spec.hpp"
 
 namespace bnn::exp {

@@ -8,8 +8,8 @@
 
 #include "datasets/src/registry.hpp"
 #include "experiments/src/plot/svg_plot.hpp"
+#include "experiments/src/records/job_record.hpp"
 #include "experiments/src/spec/spec.hpp"
-#include "experiments/src/store/store.hpp"
 
 namespace bnn::exp {
 

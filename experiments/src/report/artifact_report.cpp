@@ -1,14 +1,15 @@
 #include "experiments/src/report/artifact_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
 
-#include "experiments/src/artifacts/kinds.hpp"
 #include "experiments/src/artifacts/traced_points.hpp"
-#include "experiments/src/plot/artifact_figures.hpp"
+#include "experiments/src/report/artifact_figures.hpp"
+#include "experiments/src/spec/artifact_kinds.hpp"
 
 namespace bnn::exp {
 namespace {
@@ -65,9 +66,10 @@ std::string gaussian_section(const std::vector<const JobRecord*>& jobs) {
     const auto& mean = t->column("mean").numbers;
     std::string params, means, sds, corr = "—";
     for (std::size_t r = 0; r < t->rows() && r < 4; ++r) {
-      params += (r ? ", " : "") + names[r];
-      means += (r ? ", " : "") + number(mean[r], 4);
-      sds += (r ? ", " : "") + number(std::sqrt(t->columns[2 + r].numbers[r]), 3);
+      if (r > 0) params += ", ", means += ", ", sds += ", ";
+      params += names[r];
+      means += number(mean[r], 4);
+      sds += number(std::sqrt(t->columns[2 + r].numbers[r]), 3);
     }
     if (t->rows() > 4) params += ", ...", means += ", ...", sds += ", ...";
     if (t->rows() == 2)
@@ -139,6 +141,11 @@ std::string artifact_markdown(const ExperimentSpec& spec, const std::vector<cons
   if (kinds.empty()) return {};
   std::ostringstream out;
   out << "## Artifacts\n\n";
+  if (std::none_of(jobs.begin(), jobs.end(), [](const JobRecord* job) { return !job->artifacts.empty(); })) {
+    out << "These results hold no artifacts (" << kinds.size() << " kind(s) asked for: a store keeps them, committed "
+        << "per-job files do not); a committed folder's artifact files are those of the store it was published from.\n\n";
+    return out.str();
+  }
   for (const auto& kind : kinds) {
     const ArtifactKind& info = find_artifact_kind(kind);
     out << "### " << kind << "\n\n" << info.summary << ". Files:";

@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "experiments/src/artifacts/artifact_table.hpp"
+#include "experiments/src/records/artifact_table.hpp"
+#include "experiments/src/records/job_record.hpp"
 #include "experiments/src/spec/spec.hpp"
-#include "experiments/src/store/store.hpp"
 
 namespace bnn::exp {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "experiments/src/artifacts/kinds.hpp"
+#include "experiments/src/spec/artifact_kinds.hpp"
 #include "experiments/src/spec/spec.hpp"
 #include "methods/registry.hpp"
 

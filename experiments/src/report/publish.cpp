@@ -1,7 +1,9 @@
 #include "experiments/src/report/publish.hpp"
+#include "experiments/src/export/job_csv.hpp"
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -13,14 +15,12 @@
 #include "datasets/src/synthetic.hpp"
 #include "experiments/src/io/files.hpp"
 #include "experiments/src/plan/selection.hpp"
-#include "experiments/src/plot/comparison_figure.hpp"
-#include "experiments/src/plot/grid_figure.hpp"
 #include "experiments/src/report/active_learning_report.hpp"
 #include "experiments/src/report/artifact_report.hpp"
-#include "experiments/src/store/published_jobs.hpp"
-#include "experiments/src/verify/split_comparison.hpp"
-#include "experiments/src/verify/split_file.hpp"
-#include "experiments/src/verify/verify.hpp"
+#include "experiments/src/report/comparison_figure.hpp"
+#include "experiments/src/report/grid_figure.hpp"
+#include "experiments/src/report/html_page.hpp"
+#include "experiments/src/report/report_store.hpp"
 
 namespace bnn::exp {
 namespace {
@@ -81,64 +81,184 @@ std::map<std::string, std::string> paper_values(const ReportData& report, const 
   return out;
 }
 
-// The store a report reads: the results folder's own, or, where it has none but holds committed
-// per-job files (a fresh clone's results/EXPERIMENT), one made in a scratch folder from them.
-class ReportStore {
- public:
-  explicit ReportStore(const ReportSource& source) {
-    namespace fs = std::filesystem;
-    const std::string splits = fs::exists(fs::path(source.results) / "bnnbench.sqlite")
-                                   ? std::string()
-                                   : find_text_file(source.results, "splits.csv");
-    if (splits.empty()) {
-      store_ = std::make_unique<ResultsStore>(source.results, ResultsStore::Access::read_only);
-      return;
-    }
-    const std::string jobs = find_text_file(source.results, "jobs.csv");
-    scratch_.emplace();
-    store_ = std::make_unique<ResultsStore>(scratch_->path());
-    for (const JobRecord& job : published_jobs(source.spec.name, read_text_file(splits, "--results"), splits,
-                                               jobs.empty() ? std::string() : read_text_file(jobs, "--results"), jobs))
-      store_->record(job);
-    store_->describe_as(splits + " (no results store here: the committed per-split metrics" +
-                        (jobs.empty() ? std::string() : " and " + jobs) + ", without run records)");
-    static bool told = false;  // once per process (--publish renders several files)
-    if (!told)
-      std::cerr << "note: no results store in " << source.results << ": rendering from the committed " << splits
-                << " (per-split metrics; no per-point pooling, grids or artifacts)\n";
-    told = true;
-  }
-  ResultsStore& operator*() { return *store_; }
-
- private:
-  std::optional<ScratchDirectory> scratch_;
-  std::unique_ptr<ResultsStore> store_;
-};
-
 bool is_artifact_file(const std::string& format) { return format.ends_with(".csv") || format.ends_with(".svg"); }
 
-// The files drawn from the shown jobs: the artifacts' tables and figures, an active-learning
-// experiment's learning curves. Name -> contents.
-std::vector<std::pair<std::string, std::string>> figure_files(const ReportSource& source, ResultsStore& store) {
-  std::vector<std::pair<std::string, std::string>> files;
-  if (source.spec.artifacts.empty() && !source.spec.active_learning) return files;
-  const std::vector<JobRecord> jobs = shown_jobs(source.spec, source.registry, store, source.selection);
-  if (!source.spec.artifacts.empty()) {
-    std::vector<const JobRecord*> pointers;
-    for (const auto& j : jobs) pointers.push_back(&j);
-    const ReportData report = build_report(source.spec, source.registry, store,
-                                           load_reference(source.spec, source.registry), source.selection);
-    files = artifact_files(source.spec, pointers, paper_values(report, "kl"));
+// What the formats of one report share, each made once when a format first needs it: the
+// store it reads, the jobs shown, the table, the grids, the figures of the artifacts.
+class ReportContext {
+ public:
+  explicit ReportContext(const ReportSource& source) : source_(source) {}
+  const ReportSource& source() const { return source_; }
+  ResultsStore& store() {
+    if (!opened_) opened_.emplace(source_);
+    return **opened_;
   }
-  if (source.spec.active_learning && !jobs.empty()) {
-    files.emplace_back("learning_curves.csv", learning_curves_csv(source.spec, source.registry, jobs));
-    files.emplace_back("learning_curves.svg",
-                       plot::render_svg(learning_curve_figure(source.spec, source.registry, jobs)));
+  bool from_committed_files() {
+    store();
+    return opened_->from_committed_files();
   }
-  return files;
+  const std::vector<JobRecord>& jobs() {
+    if (!jobs_) {
+      jobs_ = selected_jobs(store().jobs(source_.spec.name, false), source_.selection);
+      if (jobs_->empty())
+        std::cerr << "note: " << store().description() << " holds no job of " << source_.spec.name
+                  << (source_.selection.all() ? "" : " in the selection") << "\n";
+    }
+    return *jobs_;
+  }
+  const ReportData& report() {
+    if (!report_)
+      report_ = build_report(source_.spec, source_.registry, store(), load_reference(source_.spec, source_.registry),
+                             source_.selection);
+    return *report_;
+  }
+  // The grids of the jobs the table shows (the spec's current configuration, the selection).
+  const std::vector<std::pair<JobKey, GridPredictions>>& grids() {
+    if (!grids_) {
+      const std::set<JobKey> current = selected_job_keys(source_.spec, source_.registry, jobs());
+      grids_ = store().grids(source_.spec.name);
+      std::erase_if(*grids_, [&](const auto& g) { return !current.count(g.first); });
+    }
+    return *grids_;
+  }
+  // The files drawn from the shown jobs: the artifacts' tables and figures, an active-learning
+  // experiment's learning curves. Name -> contents.
+  const std::vector<std::pair<std::string, std::string>>& figure_files() {
+    if (figures_) return *figures_;
+    figures_.emplace();
+    const ExperimentSpec& spec = source_.spec;
+    if (spec.artifacts.empty() && !spec.active_learning) return *figures_;
+    const std::vector<JobRecord> shown = shown_jobs(spec, source_.registry, store(), source_.selection);
+    if (!spec.artifacts.empty()) {
+      std::vector<const JobRecord*> pointers;
+      for (const auto& j : shown) pointers.push_back(&j);
+      *figures_ = artifact_files(spec, pointers, paper_values(report(), "kl"));
+    }
+    if (spec.active_learning && !shown.empty()) {
+      figures_->emplace_back("learning_curves.csv", learning_curves_csv(spec, source_.registry, shown));
+      figures_->emplace_back("learning_curves.svg",
+                             plot::render_svg(learning_curve_figure(spec, source_.registry, shown)));
+    }
+    return *figures_;
+  }
+
+ private:
+  const ReportSource& source_;
+  std::optional<ReportStore> opened_;
+  std::optional<std::vector<JobRecord>> jobs_;
+  std::optional<ReportData> report_;
+  std::optional<std::vector<std::pair<JobKey, GridPredictions>>> grids_;
+  std::optional<std::vector<std::pair<std::string, std::string>>> figures_;
+};
+
+// One format of a report: its name (--format), what it is, its file in --publish (for a table
+// experiment and for a figure experiment; empty: not published), whether `run` may print it,
+// and how it is made.
+struct ReportFormat {
+  std::string name;
+  std::string description;
+  std::string table_file, figure_file;
+  bool after_run = false;
+  std::function<std::string(ReportContext&)> render;
+};
+
+std::string figure_svg(ReportContext& c) {
+  const ReportSource& s = c.source();
+  if (!s.spec.grid) return plot::render_svg(comparison_figure(c.report()));
+  return plot::render_svg(grid_figure(s.spec, c.grids(), spec_datasets(s), synthetic_truth(s)));
+}
+
+const std::vector<ReportFormat>& report_formats();
+
+// The files of a committed results folder (not the page itself, nor a store's).
+std::vector<std::string> committed_files(const std::string& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name != "report.html" && !name.starts_with("bnnbench.")) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The HTML page: the Markdown report, the experiment's figure and the artifacts' figures
+// inline, links to the other published files. Rendered from committed per-job files (which keep
+// no grids or artifacts), its figures and links are the committed folder's own.
+std::string html_report(ReportContext& c) {
+  const ReportSource& s = c.source();
+  std::vector<std::pair<std::string, std::string>> figures;
+  std::vector<std::string> links;
+  if (c.from_committed_files()) {
+    const std::string main_figure = s.spec.grid ? "figure.svg" : "report.svg";
+    for (const std::string& name : committed_files(s.results)) {
+      links.push_back(name);
+      if (!name.ends_with(".svg")) continue;
+      const auto path = (std::filesystem::path(s.results) / name).string();
+      figures.emplace(name == main_figure ? figures.begin() : figures.end(), name, read_text_file(path, "--results"));
+    }
+  } else {
+    figures.emplace_back(s.spec.grid ? "figure.svg" : "report.svg", figure_svg(c));
+    for (const ReportFormat& f : report_formats()) {
+      const std::string& file = s.spec.grid ? f.figure_file : f.table_file;
+      if (!file.empty() && f.name != "html") links.push_back(published_name(s.spec, file));
+    }
+    for (const auto& [name, text] : c.figure_files()) {
+      if (name.ends_with(".svg")) figures.emplace_back(name, text);
+      links.push_back(name);
+    }
+  }
+  return html_page(s.spec.name + (s.spec.title.empty() ? "" : ": " + s.spec.title), render_markdown(c.report()),
+                   figures, links);
+}
+
+const std::vector<ReportFormat>& report_formats() {
+  static const std::vector<ReportFormat> formats = {
+      {"md", "Markdown", "report.md", "report.md", true, [](ReportContext& c) { return render_markdown(c.report()); }},
+      {"csv", "tidy CSV, one row per data set x method x metric", "report.csv", "", true,
+       [](ReportContext& c) { return render_csv(c.report()); }},
+      {"latex", "LaTeX tables (booktabs)", "report.tex", "", true,
+       [](ReportContext& c) { return render_latex(c.report()); }},
+      {"html", "one self-contained page: the tables, the figures inline, links to the files", "report.html",
+       "report.html", true, html_report},
+      {"svg", "a figure: a grid experiment's predictions and data, or a table's values beside the paper's",
+       "report.svg", "figure.svg", false, figure_svg},
+      {"splits", "every job's per-split metrics", "splits.csv", "splits.csv", true,
+       [](ReportContext& c) { return render_split_csv(c.jobs()); }},
+      {"jobs", "every job's provenance and fit report", "jobs.csv", "jobs.csv", false,
+       [](ReportContext& c) { return render_job_csv(c.jobs()); }},
+      {"grid", "a figure experiment's predictions on its grid", "", "grid.csv", false,
+       [](ReportContext& c) { return render_grid_csv(c.grids()); }},
+      {"observations", "the data sets' points (a figure's training data)", "", "observations.csv", false,
+       [](ReportContext& c) { return observations_csv(spec_datasets(c.source())); }},
+  };
+  return formats;
+}
+
+const ReportFormat& find_format(const std::string& name, bool for_run) {
+  for (const ReportFormat& f : report_formats())
+    if (f.name == name && (f.after_run || !for_run)) return f;
+  std::vector<std::string> names;
+  for (const ReportFormat& f : report_formats())
+    if (f.after_run || !for_run) names.push_back(f.name);
+  if (!for_run) names.push_back("an artifact file such as parameter_marginals.csv");
+  check_format(name, names);
+  throw std::logic_error("unreachable");
 }
 
 }  // namespace
+
+std::string published_name(const ExperimentSpec& spec, const std::string& file) {
+  // An active-learning job has a row per step and metric: its per-job files are compressed.
+  return spec.active_learning && (file == "splits.csv" || file == "jobs.csv") ? file + ".gz" : file;
+}
+
+std::string report_format_list() {
+  std::string out;
+  for (const ReportFormat& f : report_formats()) out += (out.empty() ? "" : ", ") + f.name + " (" + f.description + ")";
+  return out + ", or an artifact file such as parameter_marginals.csv or gaussian_posterior.svg";
+}
+
+void check_run_format(const std::string& format) { find_format(format, true); }
 
 void check_format(const std::string& format, const std::vector<std::string>& allowed) {
   if (std::find(allowed.begin(), allowed.end(), format) != allowed.end()) return;
@@ -148,105 +268,28 @@ void check_format(const std::string& format, const std::vector<std::string>& all
   throw std::invalid_argument("--format '" + format + "' must be " + list);
 }
 
-std::string render(const ReportData& report, const std::string& format) {
-  if (format == "csv") return render_csv(report);
-  if (format == "latex") return render_latex(report);
-  return render_markdown(report);
-}
-
 std::string report_text(const std::string& format, const ReportSource& source) {
-  if (!is_artifact_file(format))
-    check_format(format, {"md", "csv", "latex", "splits", "jobs", "grid", "observations", "svg",
-                          "an artifact file such as parameter_marginals.csv"});
-  if (format == "observations") return observations_csv(spec_datasets(source));
-  const ExperimentSpec& spec = source.spec;
-  ReportStore opened(source);
-  ResultsStore& store = *opened;
-  if (is_artifact_file(format)) {
-    std::string known;
-    for (auto& [name, text] : figure_files(source, store)) {
-      if (name == format) return text;
-      known += (known.empty() ? "" : ", ") + name;
-    }
-    throw std::invalid_argument("no file '" + format + "' in this store's results of " + spec.name +
-                                (known.empty() ? " (it has none)" : " (it has: " + known + ")"));
+  const ReportFormat* chosen = is_artifact_file(format) ? nullptr : &find_format(format, false);
+  ReportContext context(source);
+  if (chosen) return chosen->render(context);
+  std::string known;
+  for (const auto& [name, text] : context.figure_files()) {
+    if (name == format) return text;
+    known += (known.empty() ? "" : ", ") + name;
   }
-  const std::vector<JobRecord> jobs = selected_jobs(store.jobs(spec.name, false), source.selection);
-  if (jobs.empty())
-    std::cerr << "note: " << store.description() << " holds no job of " << spec.name
-              << (source.selection.all() ? "" : " in the selection") << "\n";
-  if (format == "splits") return render_split_csv(jobs);
-  if (format == "jobs") return render_job_csv(jobs);
-  if (format == "svg" && !spec.grid)
-    return plot::render_svg(comparison_figure(
-        build_report(spec, source.registry, store, load_reference(spec, source.registry), source.selection)));
-  if (format == "grid" || format == "svg") {
-    // Only the grids of the jobs the table would show (the spec's current configuration, the selection).
-    const std::set<JobKey> current = selected_job_keys(spec, source.registry, jobs);
-    auto grids = store.grids(spec.name);
-    std::erase_if(grids, [&](const auto& g) { return !current.count(g.first); });
-    if (format == "grid") return render_grid_csv(grids);
-    return plot::render_svg(grid_figure(spec, grids, spec_datasets(source), synthetic_truth(source)));
-  }
-  return render(build_report(spec, source.registry, store, load_reference(spec, source.registry), source.selection),
-                format);
+  throw std::invalid_argument("no file '" + format + "' in this store's results of " + source.spec.name +
+                              (known.empty() ? " (it has none)" : " (it has: " + known + ")"));
 }
 
 std::vector<std::pair<std::string, std::string>> published_files(const ReportSource& source) {
-  std::vector<std::pair<std::string, std::string>> formats;
-  if (source.spec.grid)
-    formats = {{"report.md", "md"},   {"grid.csv", "grid"},     {"observations.csv", "observations"},
-               {"figure.svg", "svg"}, {"splits.csv", "splits"}, {"jobs.csv", "jobs"}};
-  else
-    formats = {{"report.md", "md"},   {"report.csv", "csv"},    {"report.tex", "latex"},
-               {"report.svg", "svg"}, {"splits.csv", "splits"}, {"jobs.csv", "jobs"}};
-  // An active-learning job has a row per step and metric: its per-job files are compressed.
-  if (source.spec.active_learning)
-    for (auto& [name, format] : formats)
-      if (format == "splits" || format == "jobs") name += ".gz";
+  ReportContext context(source);
   std::vector<std::pair<std::string, std::string>> files;
-  for (const auto& [name, format] : formats) files.emplace_back(name, report_text(format, source));
-  ReportStore opened(source);
-  for (auto& file : figure_files(source, *opened)) files.push_back(std::move(file));
+  for (const ReportFormat& f : report_formats()) {
+    const std::string& file = source.spec.grid ? f.figure_file : f.table_file;
+    if (!file.empty()) files.emplace_back(published_name(source.spec, file), f.render(context));
+  }
+  for (const auto& file : context.figure_files()) files.push_back(file);
   return files;
-}
-
-ComparisonOutcome compare_with_published(const ReportSource& source, const std::string& file, double tolerance) {
-  const std::string published = read_text_file(file, "--compare");
-  ReportStore opened(source);
-  ResultsStore& store = *opened;
-  ComparisonOutcome out;
-  if (is_split_table(published)) {
-    const SplitFileOutcome c =
-        compare_with_split_file(source.spec.name, selected_jobs(store.jobs(source.spec.name, false), source.selection),
-                                store.path(), file, published, tolerance);
-    return {c.text, c.error, c.status};
-  }
-  const std::string ours = render_csv(build_report(source.spec, source.registry, store,
-                                                   load_reference(source.spec, source.registry), source.selection));
-  const TableComparison c = compare_report_tables(ours, published, file, tolerance);
-  std::ostringstream text;
-  text << "# " << source.spec.name << ": " << store.path() << " against " << file << "\n\n"
-       << c.compared << " value(s) compared (timings excepted): " << c.identical << " identical, "
-       << (tolerance > 0
-               ? std::to_string(c.within) + " within the relative tolerance " + format_tolerance(tolerance) + ", "
-               : std::string())
-       << c.differing.size() << " differ; " << c.not_rerun << " published value(s) not rerun here, " << c.partial
-       << " over a different number of splits, " << c.not_published << " of ours not in the published table\n";
-  if (c.compared == 0) {
-    out.error = "no value of " + file + " could be compared with this store's report";
-    out.status = 1;
-  }
-  if (!c.differing.empty()) {
-    text << "\n| data set | method | metric | ours | se | published | se | relative difference |\n"
-            "|---|---|---|---|---|---|---|---|\n";
-    for (const auto& d : c.differing)
-      text << "| " << d.dataset << " | " << d.method << " | " << d.metric << " | " << d.ours << " | " << d.ours_se
-           << " | " << d.theirs << " | " << d.theirs_se << " | " << d.relative << " |\n";
-    out.status = 1;
-  }
-  out.text = text.str();
-  return out;
 }
 
 }  // namespace bnn::exp

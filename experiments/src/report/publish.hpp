@@ -22,23 +22,25 @@ struct ReportSource {
   std::string data_dir;
 };
 
-// The formats `report --format` takes: md, csv, latex, splits, jobs, grid, observations, svg, or
-// the name of an artifact file (e.g. parameter_marginals.csv, gaussian_posterior.svg).
+// The formats of a report are one registry (publish.cpp: name, description, the file it is
+// published as for a table or a figure experiment, whether `run` prints it, how it is made):
+// `report --format`, `report --publish` and `run --format` all read it.
+//
+// A report in one format (md, csv, latex, html, svg, splits, jobs, grid, observations), or the
+// name of an artifact file (e.g. parameter_marginals.csv, gaussian_posterior.svg).
 std::string report_text(const std::string& format, const ReportSource& source);
+// The formats with their descriptions, for --help.
+std::string report_format_list();
+// std::invalid_argument naming the formats `run --format` takes, where `format` is not one.
+void check_run_format(const std::string& format);
 // Throws std::invalid_argument naming the allowed formats, where `format` is not one of them.
 void check_format(const std::string& format, const std::vector<std::string>& allowed);
-std::string render(const ReportData& report, const std::string& format);  // md, csv or latex
 
-// The files of `report --publish DIR`, as results/EXPERIMENT holds them: name -> contents. All
-// are made before any is written.
+// The files of `report --publish DIR`, as results/EXPERIMENT holds them: name -> contents, the
+// report built once for all of them. All are made before any is written.
 std::vector<std::pair<std::string, std::string>> published_files(const ReportSource& source);
-
-// `report --compare FILE`: our table (or our per-split metrics) against a published one. The
-// text to print, and the exit status: 1 when any value differs or none could be compared.
-struct ComparisonOutcome {
-  std::string text, error;
-  int status = 0;
-};
-ComparisonOutcome compare_with_published(const ReportSource& source, const std::string& file, double tolerance);
+// A published file's name for this spec: splits.csv and jobs.csv of an active-learning
+// experiment are compressed (.gz).
+std::string published_name(const ExperimentSpec& spec, const std::string& file);
 
 }  // namespace bnn::exp

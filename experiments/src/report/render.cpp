@@ -107,7 +107,7 @@ std::string provenance(const ReportData& r, const std::string& bullet) {
       return covered(std::get<1>(c.first)) && c.second.paper.has_value();
     });
     const bool no_rows = shows_its_methods && !has_rows && !r.datasets.empty() && paper_numbers;
-    if (ref.source.empty() && !no_rows) continue;
+    if ((ref.source.empty() && !no_rows) || !shows_its_methods) continue;
     std::string labels;
     for (const auto& label : ref.methods) labels += (labels.empty() ? "" : ", ") + label;
     out << bullet << "Paper's numbers for " << (labels.empty() ? std::string("the methods") : labels) << ": "
@@ -157,6 +157,12 @@ std::string provenance(const ReportData& r, const std::string& bullet) {
     }
     return o.empty() ? std::string("—") : o;
   };
+  if (r.runs.empty() && r.stored.jobs > 0) {  // no run records: what the jobs themselves say
+    out << bullet << "Results: " << r.store_path << " — " << r.stored.jobs << " job(s); code "
+        << join(r.stored.code_versions) << "; host " << join(r.stored.hosts) << "; finished "
+        << (r.stored.first_finished.empty() ? "—" : r.stored.first_finished + " to " + r.stored.last_finished) << "\n";
+    return out.str();
+  }
   out << bullet << "Results: " << r.store_path << " — " << r.runs.size() << " run(s)"
       << (stopped > 0 ? " (" + std::to_string(stopped) + " stopped before its end: its stored jobs counted)" : "")
       << ", " << jobs_run << " job(s) run, wall time " << number(wall, 1) << " s"
@@ -341,35 +347,6 @@ std::string render_csv(const ReportData& r) {
             << (c.ours ? num(c.ours->se) : "") << "," << c.n_splits << "," << (c.paper ? num(c.paper->value) : "")
             << "," << (c.paper ? num(c.paper->se) : "") << "\n";
       }
-  return out.str();
-}
-
-std::string render_split_csv(const std::vector<JobRecord>& jobs) {
-  std::ostringstream out;
-  out << "dataset,method,config_hash,split,status,metric,value\n";
-  for (const auto& j : jobs)
-    for (const auto& e : j.evaluations)
-      for (const auto& [name, value] : e.metrics)
-        out << j.key.dataset << "," << j.key.method_label << "," << j.key.config_hash << "," << j.key.split << ","
-            << j.status << "," << (e.step == 0 ? name : name + "@" + std::to_string(e.step)) << ","
-            << exact_number(value) << "\n";
-  return out.str();
-}
-
-std::string render_job_csv(const std::vector<JobRecord>& jobs) {
-  std::ostringstream out;
-  out << "dataset,method,config_hash,split,method_name,config,seed,status,error,fit_status,fit_message,fit_iterations,"
-         "n_train,n_test,n_features,fit_seconds,fit_cpu_seconds,predict_seconds,code_version,host,finished_at,"
-         "warnings,diagnostics,data_hash\n";
-  for (const auto& j : jobs)
-    out << csv_field(j.key.dataset) << "," << csv_field(j.key.method_label) << "," << j.key.config_hash << ","
-        << j.key.split << "," << csv_field(j.method) << "," << csv_field(j.config) << "," << j.seed << "," << j.status
-        << "," << csv_field(j.error) << "," << csv_field(j.fit_status) << "," << csv_field(j.fit_message) << ","
-        << j.fit_iterations << "," << j.n_train << "," << j.n_test << "," << j.n_features << ","
-        << exact_number(j.fit_seconds) << "," << exact_number(j.fit_cpu_seconds) << ","
-        << exact_number(j.predict_seconds) << "," << csv_field(j.code_version) << "," << csv_field(j.host) << ","
-        << csv_field(j.finished_at) << "," << csv_field(j.warnings) << "," << csv_field(j.diagnostics) << ","
-        << j.data_hash << "\n";
   return out.str();
 }
 

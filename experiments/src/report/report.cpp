@@ -174,6 +174,15 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
   std::vector<const JobRecord*> finished;  // finished jobs of the table, for its artifacts
   long in_progress = 0;                    // active-learning jobs stopped part way
   const std::vector<JobRecord> jobs = store.jobs(spec.name, need_points);
+  for (const JobRecord& job : selected_jobs(jobs, selection)) {
+    ++r.stored.jobs;
+    if (!job.code_version.empty()) r.stored.code_versions.insert(job.code_version);
+    if (!job.host.empty()) r.stored.hosts.insert(job.host);
+    if (job.finished_at.empty()) continue;
+    if (r.stored.first_finished.empty() || job.finished_at < r.stored.first_finished)
+      r.stored.first_finished = job.finished_at;
+    r.stored.last_finished = std::max(r.stored.last_finished, job.finished_at);
+  }
   std::set<std::string> stale;
   std::set<std::string> unpooled;  // some job without per-point predictions (merge --without-points)
   std::map<std::pair<std::string, std::string>, std::vector<int>> warned;  // (dataset/label, text) -> splits

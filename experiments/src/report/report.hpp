@@ -3,6 +3,7 @@
 // beside ours and a mark where they differ by more than two combined standard errors.
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -48,6 +49,13 @@ struct ReportData {
   // Warnings of finished fits (e.g. R-hat above 1.1), one line per dataset/label and text.
   std::vector<std::string> warnings;
   std::vector<RunRecord> runs;
+  // Where a store has no run records (one made from the committed per-job files), what its jobs
+  // say of where and when they were computed.
+  struct JobsProvenance {
+    long jobs = 0;
+    std::set<std::string> code_versions, hosts;
+    std::string first_finished, last_finished;
+  } stored;
   std::string store_path;
   std::string artifacts;  // the Markdown section of the artifacts (artifact_report.hpp), if any
 
@@ -84,13 +92,6 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
 std::string render_markdown(const ReportData& report);
 std::string render_latex(const ReportData& report);
 std::string render_csv(const ReportData& report);
-// Every stored job's per-split metrics, tidy: dataset,method,config_hash,split,status,metric,value.
-std::string render_split_csv(const std::vector<JobRecord>& jobs);
-// Every stored job's provenance and fit report, one row per job: the configuration that made
-// it (method, every option, seed, protocol), status, fit status and
-// message, iterations, sizes, times, code version, host, date, warnings and diagnostics
-// ("name=value;..."); text fields quoted as CSV needs.
-std::string render_job_csv(const std::vector<JobRecord>& jobs);
 // Figure data: every finished job's grid predictions,
 // dataset,method,split,input,x1..xd,mean,sd,lower95,upper95 (input: the varied input of a
 // one-at-a-time grid, else empty); original units.

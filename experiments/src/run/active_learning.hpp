@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "experiments/src/plan/plan.hpp"
+#include "experiments/src/records/job_record.hpp"
 #include "experiments/src/spec/spec.hpp"
-#include "experiments/src/store/store.hpp"
 #include "methods/core/predictive.hpp"
 #include "methods/core/rng.hpp"
 

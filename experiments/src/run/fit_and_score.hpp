@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "experiments/src/records/job_record.hpp"
 #include "experiments/src/run/job_data.hpp"
-#include "experiments/src/store/store.hpp"
 #include "methods/registry.hpp"
 
 namespace bnn::exp {

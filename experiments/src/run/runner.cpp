@@ -14,6 +14,7 @@
 #include "experiments/src/plan/selection.hpp"
 #include "experiments/src/run/active_learning.hpp"
 #include "experiments/src/run/fit_and_score.hpp"
+#include "experiments/src/run/grid.hpp"
 #include "experiments/src/run/progress.hpp"
 #include "methods/registry.hpp"
 

@@ -10,9 +10,9 @@
 #include <set>
 
 #include "datasets/src/data_error.hpp"
-#include "experiments/src/artifacts/kinds.hpp"
 #include "experiments/src/io/files.hpp"
 #include "experiments/src/metrics/metrics.hpp"
+#include "experiments/src/spec/artifact_kinds.hpp"
 #include "methods/registry.hpp"
 
 #ifndef BNNBENCH_SOURCE_DIR

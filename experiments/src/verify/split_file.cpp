@@ -5,8 +5,8 @@
 #include <map>
 #include <sstream>
 
+#include "experiments/src/export/job_csv.hpp"
 #include "experiments/src/io/files.hpp"
-#include "experiments/src/report/report.hpp"
 #include "experiments/src/verify/split_comparison.hpp"
 #include "experiments/src/verify/verify.hpp"
 

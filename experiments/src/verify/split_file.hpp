@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/src/store/store.hpp"
+#include "experiments/src/records/job_record.hpp"
 
 namespace bnn::exp {
 

@@ -6,8 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/src/run/grid.hpp"
-#include "experiments/src/store/store.hpp"
+#include "experiments/src/records/job_record.hpp"
 
 namespace bnn::exp {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "experiments/src/artifacts/artifact_table.hpp"
 #include "experiments/src/plot/svg_plot.hpp"
+#include "experiments/src/records/artifact_table.hpp"
 
 namespace bnn::exp {
 

@@ -11,9 +11,8 @@
 #include "datasets/src/dataset.hpp"
 #include "datasets/src/synthetic.hpp"
 #include "experiments/src/plot/svg_plot.hpp"
-#include "experiments/src/run/grid.hpp"
+#include "experiments/src/records/job_record.hpp"
 #include "experiments/src/spec/spec.hpp"
-#include "experiments/src/store/store.hpp"
 
 namespace bnn::exp {
 

@@ -1,4 +1,4 @@
-#include "experiments/src/store/published_jobs.hpp"
+#include "experiments/src/export/published_jobs.hpp"
 
 #include <algorithm>
 #include <cstdlib>

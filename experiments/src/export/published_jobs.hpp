@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/src/store/store.hpp"
+#include "experiments/src/records/job_record.hpp"
 
 namespace bnn::exp {
 

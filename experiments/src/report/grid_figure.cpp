@@ -1,4 +1,4 @@
-#include "experiments/src/plot/grid_figure.hpp"
+#include "experiments/src/report/grid_figure.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "experiments/src/plot/artifact_figures.hpp"
+#include "experiments/src/report/artifact_figures.hpp"
 
 #include <Eigen/Cholesky>
 

@@ -1,4 +1,4 @@
-#include "experiments/src/plot/comparison_figure.hpp"
+#include "experiments/src/report/comparison_figure.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "experiments/src/artifacts/kinds.hpp"
+#include "experiments/src/spec/artifact_kinds.hpp"
 
 #include <stdexcept>
 

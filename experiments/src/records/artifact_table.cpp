@@ -1,4 +1,4 @@
-#include "experiments/src/artifacts/artifact_table.hpp"
+#include "experiments/src/records/artifact_table.hpp"
 
 #include <stdexcept>
 
