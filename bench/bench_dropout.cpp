@@ -9,7 +9,7 @@
 
 #include "methods/core/draws_predictive.hpp"
 #include "methods/core/rng.hpp"
-#include "methods/dropout/mc_dropout.hpp"
+#include "methods/mc_dropout/mc_dropout.hpp"
 
 namespace {
 

@@ -1,6 +1,7 @@
 #pragma once
 // Maps method names to implementations: the harness fits any method by name with options
-// given as text (experiment spec, --set). Adding a method is one entry in registry.cpp.
+// given as text (experiment spec, --set). A method folder makes its entries in its
+// registration.cpp (methods/registration.hpp); registry.cpp lists the folders.
 #include <functional>
 #include <memory>
 #include <optional>

@@ -13,9 +13,8 @@
 #include "methods/core/adam.hpp"
 #include "methods/core/dense_network.hpp"
 #include "methods/core/draws_predictive.hpp"
-#include "methods/core/minibatches.hpp"
 #include "methods/deep_ensemble/deep_ensemble.hpp"
-#include "methods/dropout/mc_dropout.hpp"
+#include "methods/mc_dropout/mc_dropout.hpp"
 #include "methods/registry.hpp"
 #include "tests/support/errors.hpp"
 #include "tests/support/finite_difference.hpp"
@@ -25,6 +24,25 @@
 using namespace bnn;
 
 namespace {
+
+// One epoch of minibatches written out by hand, the reference for the methods' epoch loop
+// (methods/core/training_loop.hpp): the rows in a fresh random order, batches of batch_size.
+template <class Scalar, class Step>
+void minibatches_by_hand(const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>& X,
+                         const Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& y, Eigen::Index batch_size, Rng& rng,
+                         Step&& step) {
+  const auto order = random_permutation(rng, static_cast<std::size_t>(X.rows()));
+  for (Eigen::Index start = 0; start < X.rows(); start += batch_size) {
+    const Eigen::Index rows = std::min(batch_size, X.rows() - start);
+    Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> Xb(rows, X.cols());
+    Eigen::Matrix<Scalar, Eigen::Dynamic, 1> yb(rows);
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      Xb.row(r) = X.row(static_cast<Eigen::Index>(order[static_cast<std::size_t>(start + r)]));
+      yb[r] = y[static_cast<Eigen::Index>(order[static_cast<std::size_t>(start + r)])];
+    }
+    step(Xb, yb);
+  }
+}
 
 RegressionData toy_data(Eigen::Index n, Rng& rng) {
   RegressionData d;
@@ -253,7 +271,7 @@ TEST_CASE("MC dropout with p = 0 is a plain float32 network trained by the same 
   const Eigen::MatrixXf X32 = data.X.cast<float>();
   const Eigen::VectorXf y32 = data.y.cast<float>();
   for (int epoch = 0; epoch < 5; ++epoch)
-    for_each_minibatch(X32, y32, 32, plain_rng, [&](const Eigen::MatrixXf& Xb, const Eigen::VectorXf& yb) {
+    minibatches_by_hand(X32, y32, 32, plain_rng, [&](const Eigen::MatrixXf& Xb, const Eigen::VectorXf& yb) {
       dense_forward(plain, Xb, {}, cache);
       const Eigen::VectorXf r = cache.output.col(0) - yb;
       Eigen::VectorXf g;
@@ -291,7 +309,7 @@ TEST_CASE("deep ensemble of one member is a plain mean-variance network trained 
   AdamState adam(Adam{0.01}, plain.theta.size());
   DenseCache cache;
   for (int epoch = 0; epoch < 6; ++epoch)
-    for_each_minibatch(data.X, data.y, 25, plain_rng, [&](const Eigen::MatrixXd& Xb, const Eigen::VectorXd& yb) {
+    minibatches_by_hand(data.X, data.y, 25, plain_rng, [&](const Eigen::MatrixXd& Xb, const Eigen::VectorXd& yb) {
       dense_forward(plain, Xb, {}, cache);
       Eigen::MatrixXd d_outputs;
       deep_ensemble::gaussian_nll(cache.output, yb, options.min_variance, d_outputs);

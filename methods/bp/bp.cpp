@@ -5,6 +5,7 @@
 
 #include "methods/core/momentum_sgd.hpp"
 #include "methods/core/options.hpp"
+#include "methods/core/training_loop.hpp"
 #include "methods/core/tuning/tune_then_refit.hpp"
 
 namespace bnn::bp {
@@ -47,17 +48,18 @@ bool train(ReluNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
   const MomentumSgd sgd{h.learning_rate, h.momentum};
   const Eigen::MatrixXd Xt = X.transpose();
   ReluCache cache;
-  for (int epoch = 0; epoch < epochs; ++epoch) {
-    for (std::size_t k : random_permutation(rng, static_cast<std::size_t>(X.rows()))) {
-      const auto i = static_cast<Eigen::Index>(k);
-      const double out = relu_forward(net.weights, Xt.col(i), cache);
-      if (!std::isfinite(out)) return false;
-      for (auto& g : gradient) g.setZero();
-      relu_backward(net.weights, cache, out - y[i], gradient);  // d (r^2/2) / d out = r
-      for (std::size_t l = 0; l < net.weights.size(); ++l)
-        sgd.step(net.weights[l], velocity[l], gradient[l] + h.weight_decay * net.weights[l]);
-    }
-  }
+  const TrainingOutcome outcome =
+      run_epochs({epochs, 1}, static_cast<std::size_t>(X.rows()), rng, [&](std::span<const std::size_t> rows) {
+        const auto i = static_cast<Eigen::Index>(rows[0]);
+        const double out = relu_forward(net.weights, Xt.col(i), cache);
+        if (!std::isfinite(out)) return false;
+        for (auto& g : gradient) g.setZero();
+        relu_backward(net.weights, cache, out - y[i], gradient);  // d (r^2/2) / d out = r
+        for (std::size_t l = 0; l < net.weights.size(); ++l)
+          sgd.step(net.weights[l], velocity[l], gradient[l] + h.weight_decay * net.weights[l]);
+        return true;
+      });
+  if (outcome.diverged) return false;
   for (const auto& W : net.weights)
     if (!W.allFinite()) return false;  // the last updates can overflow after a finite output
   return true;

@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "methods/core/adam.hpp"
-#include "methods/core/minibatches.hpp"
 #include "methods/core/options.hpp"
+#include "methods/core/training_loop.hpp"
 
 namespace bnn::deep_ensemble {
 namespace {
@@ -78,12 +78,13 @@ DenseNetwork train_member(const RegressionData& data, const Options& options, Rn
     epsilon = options.adversarial_epsilon * (data.X.colwise().maxCoeff() - data.X.colwise().minCoeff());
   DenseCache cache;
   Eigen::VectorXd gradient;
-  for (int epoch = 0; epoch < options.epochs; ++epoch)
-    for_each_minibatch(data.X, data.y, options.batch_size, rng,
-                       [&](const Eigen::MatrixXd& Xb, const Eigen::VectorXd& yb) {
-                         batch_loss(net, Xb, yb, options, epsilon, cache, gradient);
-                         adam.step(net.theta, gradient);
-                       });
+  const EpochSchedule schedule{options.epochs, static_cast<std::size_t>(options.batch_size)};
+  run_epochs(schedule, static_cast<std::size_t>(data.X.rows()), rng,
+             gathered_rows(data.X, data.y, [&](const Eigen::MatrixXd& Xb, const Eigen::VectorXd& yb) {
+               batch_loss(net, Xb, yb, options, epsilon, cache, gradient);
+               adam.step(net.theta, gradient);
+               return true;
+             }));
   return net;
 }
 

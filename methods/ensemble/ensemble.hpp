@@ -5,6 +5,7 @@
 // integral (Appendix A) with its analytic gradient, by L-BFGS; the hyperparameters alpha (weight
 // precision) and beta (noise precision) have Gamma hyperpriors (27)-(28) and factorized
 // posteriors R(alpha) S(beta) re-estimated by (35)-(38) in alternation with Q.
+// Registered as vi-full, vi-fa and vi-diag (registration.cpp): the three covariance forms.
 #include <Eigen/Core>
 #include <string>
 

@@ -3,6 +3,7 @@
 // Gaussian noise; hyperparameters by type-II maximum likelihood (uniform priors on the log
 // scale, as in the EP-NN paper's GP and GP-ARD baselines) with analytic gradients, L-BFGS-B
 // and seeded restarts; the restart with the highest marginal likelihood is kept.
+// Registered as gp and gp-ard (registration.cpp): one input variance or one per input.
 #include <Eigen/Core>
 
 #include "methods/core/model.hpp"

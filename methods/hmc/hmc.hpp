@@ -14,6 +14,8 @@
 //
 // A Gamma(shape a, rate b) prior on a precision is given by its shape and a "scale" s, the
 // prior's typical standard deviation of the weights: b = a s^2, so E[precision] = 1 / s^2.
+// Registered as nn-mc (tanh, ARD: the EP-NN paper's NN-MC) and hmc (ReLU: the PBP paper's HMC)
+// by registration.cpp: one sampler, two sets of defaults.
 #include <Eigen/Core>
 #include <string>
 #include <vector>

@@ -35,6 +35,7 @@
 // diagnostics: alpha, beta, gamma, log_evidence, negative_eigenvalues, map_iterations,
 // map_evaluations, evidence_iterations (re-estimations), beta_kept, map_gradient_norm,
 // weight_norm2, best_start, starts (and startI_log_evidence with restarts).
+// Registered as laplace and laplace-diag (registration.cpp): exact or diagonal Gauss-Newton Hessian.
 #include <Eigen/Core>
 #include <string>
 #include <string_view>

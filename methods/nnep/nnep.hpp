@@ -27,6 +27,7 @@
 // cavities or tilted moments), units_with_effect (see below), and log_z_loo after every 25th
 // sweep (log_z_loo_sweep_N); with the MAP start also its objective and evaluations
 // (map_objective, map_evaluations).
+// Registered as nn-ep-la and nn-ep-ard (registration.cpp): Laplace or Gaussian ARD input priors.
 #include <Eigen/Core>
 #include <string>
 #include <vector>

@@ -6,6 +6,7 @@
 
 #include "methods/core/normal.hpp"
 #include "methods/core/options.hpp"
+#include "methods/core/training_loop.hpp"
 #include "relu_moments.hpp"
 
 namespace bnn::pbp {
@@ -340,13 +341,18 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng
   PassState st;
   FitReport report;
   long undone = 0, prior_updates = 0;
-  for (int epoch = 0; epoch < options.epochs; ++epoch) {
-    for (std::size_t i : random_permutation(rng, static_cast<std::size_t>(train.X.rows()))) {
-      const auto k = static_cast<Eigen::Index>(i);
-      undone += adf_update_with(net, Xt.col(k), train.y[k], st);
-    }
-    prior_updates += refine_prior(net, options.min_cavity_precision_fraction);
-  }
+  // One ADF pass per epoch over the points in random order, then the prior's EP refinement.
+  run_epochs(
+      {options.epochs, 1}, static_cast<std::size_t>(train.X.rows()), rng,
+      [&](std::span<const std::size_t> rows) {
+        const auto k = static_cast<Eigen::Index>(rows[0]);
+        undone += adf_update_with(net, Xt.col(k), train.y[k], st);
+        return true;
+      },
+      [&](int) {
+        prior_updates += refine_prior(net, options.min_cavity_precision_fraction);
+        return true;
+      });
   for (const Layer& layer : net.layers)
     if (!layer.mean.allFinite() || !layer.variance.allFinite()) {
       report.status = FitStatus::numerical_error;

@@ -8,6 +8,7 @@
 #include "methods/core/momentum_sgd.hpp"
 #include "methods/core/normal.hpp"
 #include "methods/core/options.hpp"
+#include "methods/core/training_loop.hpp"
 #include "methods/core/tuning/tune_then_refit.hpp"
 
 namespace bnn::vi {
@@ -183,39 +184,38 @@ bool train(Posterior& q, const Eigen::MatrixXd& X, const Eigen::VectorXd& y, con
   const Eigen::MatrixXd Xt = X.transpose();
   const auto n = static_cast<double>(X.rows());
   BoundGradient g, point;
-  const auto batch = static_cast<std::size_t>(options.batch_size);
-  for (int epoch = 0; epoch < options.epochs; ++epoch) {
-    const std::vector<std::size_t> order = random_permutation(rng, static_cast<std::size_t>(X.rows()));
-    for (std::size_t start = 0; start < order.size(); start += batch) {
-      const std::size_t end = std::min(order.size(), start + batch);
-      // The minibatch's gradient: the mean of its points' per-point gradients (each carrying
-      // KL / n), so the step estimates the gradient of the whole bound divided by n.
-      for (std::size_t b = start; b < end; ++b) {
-        const auto i = static_cast<Eigen::Index>(order[b]);
-        const double loss = point_loss(q, Xt.col(i), y[i], n, options, rng, b == start ? g : point);
-        if (!std::isfinite(loss)) return false;
-        if (b == start) continue;
-        for (std::size_t l = 0; l < L; ++l) {
-          g.d_mean[l] += point.d_mean[l];
-          g.d_rho[l] += point.d_rho[l];
+  const EpochSchedule schedule{options.epochs, static_cast<std::size_t>(options.batch_size)};
+  const TrainingOutcome outcome =
+      run_epochs(schedule, static_cast<std::size_t>(X.rows()), rng, [&](std::span<const std::size_t> rows) {
+        // The minibatch's gradient: the mean of its points' per-point gradients (each carrying
+        // KL / n), so the step estimates the gradient of the whole bound divided by n.
+        for (std::size_t b = 0; b < rows.size(); ++b) {
+          const auto i = static_cast<Eigen::Index>(rows[b]);
+          const double loss = point_loss(q, Xt.col(i), y[i], n, options, rng, b == 0 ? g : point);
+          if (!std::isfinite(loss)) return false;
+          if (b == 0) continue;
+          for (std::size_t l = 0; l < L; ++l) {
+            g.d_mean[l] += point.d_mean[l];
+            g.d_rho[l] += point.d_rho[l];
+          }
+          g.d_log_noise += point.d_log_noise;
         }
-        g.d_log_noise += point.d_log_noise;
-      }
-      if (end - start > 1) {
-        const double inverse = 1.0 / static_cast<double>(end - start);
-        for (std::size_t l = 0; l < L; ++l) {
-          g.d_mean[l] *= inverse;
-          g.d_rho[l] *= inverse;
+        if (rows.size() > 1) {
+          const double inverse = 1.0 / static_cast<double>(rows.size());
+          for (std::size_t l = 0; l < L; ++l) {
+            g.d_mean[l] *= inverse;
+            g.d_rho[l] *= inverse;
+          }
+          g.d_log_noise *= inverse;
         }
-        g.d_log_noise *= inverse;
-      }
-      for (std::size_t l = 0; l < L; ++l) {
-        sgd.step(q.mean[l], v_mean[l], g.d_mean[l]);
-        sgd.step(q.rho[l], v_rho[l], g.d_rho[l]);
-      }
-      sgd.step(q.log_noise_variance, v_noise, g.d_log_noise);
-    }
-  }
+        for (std::size_t l = 0; l < L; ++l) {
+          sgd.step(q.mean[l], v_mean[l], g.d_mean[l]);
+          sgd.step(q.rho[l], v_rho[l], g.d_rho[l]);
+        }
+        sgd.step(q.log_noise_variance, v_noise, g.d_log_noise);
+        return true;
+      });
+  if (outcome.diverged) return false;
   for (std::size_t l = 0; l < L; ++l)
     if (!q.mean[l].allFinite() || !q.rho[l].allFinite()) return false;  // the last updates can overflow
   return std::isfinite(q.log_noise_variance);

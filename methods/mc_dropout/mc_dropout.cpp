@@ -10,8 +10,8 @@
 
 #include "methods/core/adam.hpp"
 #include "methods/core/draws_predictive.hpp"
-#include "methods/core/minibatches.hpp"
 #include "methods/core/options.hpp"
+#include "methods/core/training_loop.hpp"
 
 namespace bnn::mc_dropout {
 namespace {
@@ -83,15 +83,18 @@ DenseNetwork32 train(const RegressionData& data, const Options& options, const S
   DropoutMasks32 masks;
   std::vector<std::uint32_t> uniforms;
   Eigen::VectorXf gradient;
-  for (int epoch = 0; epoch < options.epochs; ++epoch)
-    for_each_minibatch(X, y, options.batch_size, rng, [&](const Eigen::MatrixXf& Xb, const Eigen::VectorXf& yb) {
-      if (setting.dropout > 0.0) {  // p = 0 draws nothing: a plain network, bit for bit
-        draw_dropout_mask(Xb.rows(), Xb.cols(), setting.dropout, rng, masks.input, uniforms);
-        draw_dropout_mask(Xb.rows(), Eigen::Index{options.hidden_units}, setting.dropout, rng, masks.hidden, uniforms);
-      }
-      batch_loss(net, Xb, yb, masks, decay, cache, gradient);
-      adam.step(net.theta, gradient);
-    });
+  const EpochSchedule schedule{options.epochs, static_cast<std::size_t>(options.batch_size)};
+  run_epochs(schedule, static_cast<std::size_t>(X.rows()), rng,
+             gathered_rows(X, y, [&](const Eigen::MatrixXf& Xb, const Eigen::VectorXf& yb) {
+               if (setting.dropout > 0.0) {  // p = 0 draws nothing: a plain network, bit for bit
+                 draw_dropout_mask(Xb.rows(), Xb.cols(), setting.dropout, rng, masks.input, uniforms);
+                 draw_dropout_mask(Xb.rows(), Eigen::Index{options.hidden_units}, setting.dropout, rng, masks.hidden,
+                                   uniforms);
+               }
+               batch_loss(net, Xb, yb, masks, decay, cache, gradient);
+               adam.step(net.theta, gradient);
+               return true;
+             }));
   return net;
 }
 
