@@ -30,6 +30,10 @@ stale=0
 for entry in "${pages[@]}"; do
   IFS='|' read -r folder spec selection <<<"$entry"
   page="results/$folder/report.html"
+  # A page shows the committed files: a store of your own in the folder would be read instead.
+  for f in results/"$folder"/bnnbench.sqlite*; do
+    [ -e "$f" ] && { echo "$f: a store in a committed folder; move it away to render its page" >&2; exit 2; }
+  done
   # shellcheck disable=SC2086
   text=$("$B" report "$spec" --results "results/$folder" $selection --format html 2>/dev/null)
   if $check; then
