@@ -38,7 +38,7 @@ TEST_CASE("epoch loop: a fresh permutation per epoch, cut into batches, the last
   CHECK(rng() == reference());  // nothing drawn besides the permutations
 }
 
-TEST_CASE("epoch loop: a diverged step ends the fit at once; the epoch hook can stop early", "[training-loop]") {
+TEST_CASE("epoch loop: a diverged step ends the fit at once, and the epoch hook can stop early", "[training-loop]") {
   Rng rng(5);
   int steps = 0;
   const TrainingOutcome diverged =
