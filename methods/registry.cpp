@@ -17,16 +17,17 @@ namespace nnep { std::vector<MethodEntry> registry_entries(); }
 namespace laplace { std::vector<MethodEntry> registry_entries(); }
 namespace mc_dropout { std::vector<MethodEntry> registry_entries(); }
 namespace deep_ensemble { std::vector<MethodEntry> registry_entries(); }
+namespace external { std::vector<MethodEntry> registry_entries(); }
 // clang-format on
 
 namespace {
 
 std::vector<MethodEntry> build_registry() {
   std::vector<MethodEntry> entries;
-  for (const auto& folder :
-       {linear::registry_entries, gp::registry_entries, pbp::registry_entries, bp::registry_entries,
-        vi::registry_entries, hmc::registry_entries, ensemble::registry_entries, nnep::registry_entries,
-        laplace::registry_entries, mc_dropout::registry_entries, deep_ensemble::registry_entries})
+  for (const auto& folder : {linear::registry_entries, gp::registry_entries, pbp::registry_entries,
+                             bp::registry_entries, vi::registry_entries, hmc::registry_entries,
+                             ensemble::registry_entries, nnep::registry_entries, laplace::registry_entries,
+                             mc_dropout::registry_entries, deep_ensemble::registry_entries, external::registry_entries})
     for (MethodEntry& entry : folder()) entries.push_back(std::move(entry));
   return entries;
 }

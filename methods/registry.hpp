@@ -15,6 +15,10 @@
 
 namespace bnn {
 
+// An option the spec loader fills with the spec's folder for a method that declares it (one
+// that runs files named relative to the spec: external).
+inline constexpr std::string_view kSpecFolderOption = "spec_folder";
+
 struct MethodEntry {
   std::string name;
   std::string summary;
@@ -28,6 +32,12 @@ struct MethodEntry {
   // Canonical text of the full configuration after applying overrides (validates them).
   std::function<std::string(const ParamMap&)> canonical_config;
   std::function<std::unique_ptr<Model>(const RegressionData&, const ParamMap&, Rng&)> fit;
+  // Set for a method that fits and predicts in one run of something costly to start (an
+  // external program): fit told the point sets it will be asked to predict, so that one run
+  // answers them all; predict() on any other points runs it again. Empty for the others.
+  std::function<std::unique_ptr<Model>(const RegressionData&, const ParamMap&, Rng&,
+                                       const std::vector<const Eigen::MatrixXd*>& points_to_predict)>
+      fit_for_points;
 };
 
 const std::vector<MethodEntry>& method_registry();

@@ -11,9 +11,9 @@ build="$root/build-fuzz"
 "$root/scripts/install-deps.sh"
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBNNBENCH_BUILD_FUZZ=ON \
   -DBNNBENCH_BUILD_TESTS=OFF -DBNNBENCH_BUILD_BENCH=OFF -DBNNBENCH_MPI=OFF >/dev/null
-targets=(fuzz_text_table fuzz_registry fuzz_spec)
+targets=(fuzz_text_table fuzz_registry fuzz_spec fuzz_npy)
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
-declare -A corpus=([fuzz_text_table]=corpus [fuzz_registry]=corpus-registry [fuzz_spec]=corpus-spec)
+declare -A corpus=([fuzz_text_table]=corpus [fuzz_registry]=corpus-registry [fuzz_spec]=corpus-spec [fuzz_npy]=corpus-npy)
 declare -A dict=([fuzz_registry]=registry.dict [fuzz_spec]=spec.dict)
 # T2 of fuzz/README.md: toml++'s own assertions on malformed TOML, reported upstream, not ours to
 # fix; a known finding is printed once and the run goes on.

@@ -13,7 +13,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   slurmctld slurmd slurm-client munge
   clang clang-format libclang-rt-14-dev ccache
-  python3 chromium
+  python3 python3-numpy python3-pytest nlohmann-json3-dev chromium
 )
 
 missing=()

@@ -25,6 +25,7 @@ pages=(
   "epnn-case3|epnn-case3|"
   "bb-table1|bb-table1|"
   "bb-figure2|bb-figure2|"
+  "external-ensemble-yacht|methods/external/examples/ensemble-yacht.toml|"
 )
 stale=0
 for entry in "${pages[@]}"; do

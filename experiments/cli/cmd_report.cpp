@@ -31,7 +31,7 @@ void publish(const exp::ReportSource& source, const std::string& directory) {
 
 int cmd_report(const std::vector<std::string>& args) {
   CommonOptions common;
-  std::string experiment, results, format = "md", output, compare, publish_dir;
+  std::string experiment, results, format = "md", output, compare, publish_dir, paired_against;
   JobFilterOptions filter;  // its --methods, --datasets and --set
   double tolerance = 0.0;
   po::options_description options("bnnbench report options");
@@ -52,13 +52,18 @@ int cmd_report(const std::vector<std::string>& args) {
        "instead of the report, compare it with a published one: a table in the CSV format (e.g. "
        "results/EXPERIMENT/report.csv) or per-split metrics (e.g. results/EXPERIMENT/splits.csv); exit status 1 "
        "when any differ")
+      ("paired-against", po::value(&paired_against),
+       "instead of the report, every method against this method label: per data set the mean paired difference "
+       "of RMSE and test log-likelihood over the splits both finished (se, z, wins/ties/losses) and the average "
+       "ranks over data sets (md, csv, latex or html)")
       ("tolerance", po::value(&tolerance),
        "with --compare: largest relative difference accepted (default 0: a table's 10 significant digits, "
        "per-split values bit for bit)");
   // clang-format on
   if (common.parse_or_help(
           args, options, "experiment",
-          "usage: bnnbench report EXPERIMENT [--results DIR] [--format FORMAT] [-o FILE | --publish DIR]\n\n"
+          "usage: bnnbench report EXPERIMENT [--results DIR] [--format FORMAT] [--paired-against LABEL]\n"
+          "                        [-o FILE | --publish DIR]\n\n"
           "Aggregates finished jobs over splits in the paper's layout, with the paper's numbers\n"
           "beside ours; '*' marks a difference of more than two combined standard errors beyond the\n"
           "rounding of the paper's printed value."))
@@ -67,6 +72,11 @@ int cmd_report(const std::vector<std::string>& args) {
   if (!(tolerance >= 0.0))
     throw std::invalid_argument("--tolerance is " + exp::format_tolerance(tolerance) + ", but must be >= 0");
   if (!compare.empty() && !publish_dir.empty()) throw po::error("--compare and --publish: give one of them");
+  if (common.given.count("paired-against") && !compare.empty())
+    throw po::error("--compare and --paired-against: give one of them");
+  if (common.given.count("paired-against") && !publish_dir.empty())
+    throw po::error(
+        "--paired-against with --publish: the published folder holds the plain report; use --format and -o");
   if (!compare.empty()) exp::register_input(compare, "the published file to compare with (--compare)");
   const exp::ExperimentSpec spec = exp::load_spec(experiment, filter.settings);
   const data::DatasetRegistry registry = common.load_registry();
@@ -88,7 +98,9 @@ int cmd_report(const std::vector<std::string>& args) {
     publish(source, publish_dir);
     return 0;
   }
-  const std::string text = exp::report_text(format, source);
+  const std::string text = common.given.count("paired-against")
+                               ? exp::paired_report_text(format, source, paired_against)
+                               : exp::report_text(format, source);
   if (output.empty())
     std::cout << text;
   else

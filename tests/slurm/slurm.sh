@@ -3,7 +3,7 @@
 # (local-slurm.sh: munge, slurmctld, slurmd; as root), both forms of the job script: the MPI
 # form (srun, 2 processes) and the array form (3 shards, then a merge job after afterok). Each
 # run's per-split metrics must equal a run of one process, bit for bit, and the merge job's
-# report the report of that run. The daemons started are stopped however the test ends.
+# report the report of that run; an external method (a Python program) runs under it too. The daemons started are stopped however the test ends.
 source "$(dirname "$0")/../cli/lib.sh"
 here="$(cd "$(dirname "$0")" && pwd)"
 [ "$(id -u)" -eq 0 ] || fail "the Slurm test starts slurmd, which needs root"
@@ -61,6 +61,18 @@ grep -q 'ran 0 job(s) .* 80 already done' "$merge_log" || fail "the merge job ra
 tables() { sed -e '/^## seconds per split/,$d' "$1" | grep -v -e '^- Results:' -e '^merged ' -e '^pbp-table1: '; }
 [ "$(grep -c '^| boston ' "$merge_log")" -ge 2 ] || fail "the merge job printed no report: $(cat "$merge_log")"
 diff <(tables one-report.md) <(tables "$merge_log") >&2 || fail "the merge job's report differs (above)"
+
+# An external method (the README's Python example) under Slurm's MPI form: the bits of one process.
+external=("${BNNBENCH_HOME_DIR:?}/methods/external/examples/readme.toml")
+"$BNNBENCH" run "${external[@]}" --threads 2 -q --no-report --results "$work/external-one"
+out=$("$BNNBENCH" slurm "${external[@]}" --nodes 1 --ntasks-per-node 2 --cpus-per-task 1 --time 00:20:00 \
+  --results "$work/external-mpi" --submit)
+id=$(sed -n 's/^submitted job \([0-9]*\) .*/\1/p' <<<"$out")
+[ -n "$id" ] || fail "no job id for the external method: $out"
+wait_for "$id" "$work/external-mpi"
+splits_without_time "${external[@]}" --results "$work/external-mpi" |
+  cmp -s - <(splits_without_time "${external[@]}" --results "$work/external-one") ||
+  fail "the external method's Slurm job differs from one process"
 
 # A bad option fails at once, before anything is queued.
 if out=$("$BNNBENCH" slurm "${selection[@]}" --time 25:99:00 --results "$work/bad" 2>&1); then

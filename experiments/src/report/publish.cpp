@@ -20,6 +20,7 @@
 #include "experiments/src/report/comparison_figure.hpp"
 #include "experiments/src/report/grid_figure.hpp"
 #include "experiments/src/report/html_page.hpp"
+#include "experiments/src/report/paired_comparison.hpp"
 #include "experiments/src/report/report_store.hpp"
 
 namespace bnn::exp {
@@ -153,13 +154,14 @@ class ReportContext {
 
 // One format of a report: its name (--format), what it is, its file in --publish (for a table
 // experiment and for a figure experiment; empty: not published), whether `run` may print it,
-// and how it is made.
+// how it is made, and how `report --paired-against` renders in it (empty: it does not).
 struct ReportFormat {
   std::string name;
   std::string description;
   std::string table_file, figure_file;
   bool after_run = false;
   std::function<std::string(ReportContext&)> render;
+  std::function<std::string(const PairedComparison&)> paired = {};
 };
 
 std::string figure_svg(ReportContext& c) {
@@ -213,13 +215,14 @@ std::string html_report(ReportContext& c) {
 
 const std::vector<ReportFormat>& report_formats() {
   static const std::vector<ReportFormat> formats = {
-      {"md", "Markdown", "report.md", "report.md", true, [](ReportContext& c) { return render_markdown(c.report()); }},
+      {"md", "Markdown", "report.md", "report.md", true, [](ReportContext& c) { return render_markdown(c.report()); },
+       render_paired_markdown},
       {"csv", "tidy CSV, one row per data set x method x metric", "report.csv", "", true,
-       [](ReportContext& c) { return render_csv(c.report()); }},
+       [](ReportContext& c) { return render_csv(c.report()); }, render_paired_csv},
       {"latex", "LaTeX tables (booktabs)", "report.tex", "", true,
-       [](ReportContext& c) { return render_latex(c.report()); }},
+       [](ReportContext& c) { return render_latex(c.report()); }, render_paired_latex},
       {"html", "one self-contained page: the tables, the figures inline, links to the files", "report.html",
-       "report.html", true, html_report},
+       "report.html", true, html_report, render_paired_html},
       {"svg", "a figure: a grid experiment's predictions and data, or a table's values beside the paper's",
        "report.svg", "figure.svg", false, figure_svg},
       {"splits", "every job's per-split metrics", "splits.csv", "splits.csv", true,
@@ -279,6 +282,29 @@ std::string report_text(const std::string& format, const ReportSource& source) {
   }
   throw std::invalid_argument("no file '" + format + "' in this store's results of " + source.spec.name +
                               (known.empty() ? " (it has none)" : " (it has: " + known + ")"));
+}
+
+std::string paired_report_text(const std::string& format, const ReportSource& source, const std::string& baseline) {
+  std::vector<std::string> labels, paired_formats;
+  for (const auto& m : source.spec.methods) labels.push_back(m.label);
+  check_baseline_label(baseline, labels, source.spec.name);
+  const ReportFormat* chosen = nullptr;
+  for (const ReportFormat& f : report_formats())
+    if (f.paired) {
+      paired_formats.push_back(f.name);
+      if (f.name == format) chosen = &f;
+    }
+  if (!chosen) {
+    std::string list;
+    for (const auto& name : paired_formats) list += (list.empty() ? "" : ", ") + name;
+    throw std::invalid_argument("--paired-against has no --format '" + format + "' (it renders as " + list + ")");
+  }
+  ReportSource shown = source;  // the baseline is compared with whatever --methods selects
+  if (!shown.selection.shows_method(baseline)) shown.selection.methods.push_back(baseline);
+  ReportContext context(shown);
+  const PairedInput input =
+      paired_input(shown.spec, shown.registry, context.jobs(), shown.selection, context.store().description());
+  return chosen->paired(paired_comparison(input, baseline));
 }
 
 std::vector<std::pair<std::string, std::string>> published_files(const ReportSource& source) {

@@ -29,6 +29,9 @@ struct ReportSource {
 // A report in one format (md, csv, latex, html, svg, splits, jobs, grid, observations), or the
 // name of an artifact file (e.g. parameter_marginals.csv, gaussian_posterior.svg).
 std::string report_text(const std::string& format, const ReportSource& source);
+// `report --paired-against BASELINE` (report/paired_comparison.hpp) in one format (md, csv,
+// latex, html); std::invalid_argument for another format or a label the spec lacks.
+std::string paired_report_text(const std::string& format, const ReportSource& source, const std::string& baseline);
 // The formats with their descriptions, for --help.
 std::string report_format_list();
 // std::invalid_argument naming the formats `run --format` takes, where `format` is not one.

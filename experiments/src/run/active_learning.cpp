@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iterator>
 #include <stdexcept>
+#include <utility>
 
 #include "experiments/src/run/runner.hpp"
 #include "methods/registry.hpp"
@@ -19,18 +20,17 @@ struct Choice {
   double variance = 0.0;
 };
 
-Choice choose(const std::string& selection, const Model& model, const JobData& data, const PreparedDataset& pd,
+// `pool`: the remaining rows' inputs as the model sees them.
+Choice choose(const std::string& selection, const Model& model, const JobData& data, const Eigen::MatrixXd& pool,
               const std::vector<Eigen::Index>& remaining, bool original_scale, Rng& rng) {
   const double scale2 = original_scale ? data.norm.y_scale * data.norm.y_scale : 1.0;
-  const auto pool_variance = [&](const std::vector<Eigen::Index>& rows) {  // one batched call
-    return model.predictive_variance(data.norm.transform_inputs(data::select_rows(pd.data.X, rows)));
-  };
   Eigen::VectorXd variances;
-  if (selection == "variance") variances = pool_variance(remaining);
+  if (selection == "variance") variances = model.predictive_variance(pool);  // one batched call
   const std::size_t at = select_next(
       selection, remaining.size(), [&](std::size_t i) { return variances[static_cast<Eigen::Index>(i)]; }, rng);
+  const auto row = static_cast<Eigen::Index>(at);
   const double variance =
-      selection == "variance" ? variances[static_cast<Eigen::Index>(at)] : pool_variance({remaining[at]})[0];
+      selection == "variance" ? variances[row] : model.predictive_variance(pool.middleRows(row, 1))[0];
   return {remaining[at], variance * scale2};
 }
 
@@ -92,10 +92,18 @@ JobRecord run_active_learning(const ExperimentSpec& spec, const Plan& plan, cons
       const JobData data = prepare_job_data(
           pd, train, split.test,
           pd.data.origin + " (split " + std::to_string(job.key.split) + ", step " + std::to_string(step) + ")");
+      std::vector<Eigen::Index> remaining;  // the pool's rows not yet added, and their inputs normalized
+      Eigen::MatrixXd pool_inputs;
+      if (step < additions) {
+        std::vector<Eigen::Index> taken = added;
+        std::sort(taken.begin(), taken.end());
+        std::set_difference(pool.begin(), pool.end(), taken.begin(), taken.end(), std::back_inserter(remaining));
+        pool_inputs = data.norm.transform_inputs(data::select_rows(pd.data.X, remaining));
+      }
       // Each step's own streams: a resumed job draws what an uninterrupted one does.
-      FitAndScore fitted =
-          fit_and_score(method, job.params, data, derive_seed(job.fit_seed, static_cast<std::uint64_t>(step)),
-                        original_scale, threads);
+      FitAndScore fitted = fit_and_score(
+          method, job.params, data, derive_seed(job.fit_seed, static_cast<std::uint64_t>(step)), original_scale,
+          threads, step < additions ? std::vector{&std::as_const(pool_inputs)} : std::vector<const Eigen::MatrixXd*>{});
       add_fit(rec, fitted, pd.warnings);
       rec.n_train = data.train.X.rows();
       rec.n_test = data.X_test.rows();
@@ -108,12 +116,10 @@ JobRecord run_active_learning(const ExperimentSpec& spec, const Plan& plan, cons
         break;
       }
       if (step < additions) {
-        std::vector<Eigen::Index> taken = added, remaining;
-        std::sort(taken.begin(), taken.end());
-        std::set_difference(pool.begin(), pool.end(), taken.begin(), taken.end(), std::back_inserter(remaining));
         Rng rng(derive_seed(derive_seed(job.seed, "selection"), static_cast<std::uint64_t>(step)));
         const auto t0 = std::chrono::steady_clock::now();
-        const Choice next = choose(job.method->selection, *fitted.model, data, pd, remaining, original_scale, rng);
+        const Choice next =
+            choose(job.method->selection, *fitted.model, data, pool_inputs, remaining, original_scale, rng);
         rec.predict_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         e.metrics["added_row"] = static_cast<double>(next.row);
         e.metrics["added_variance"] = next.variance;

@@ -25,7 +25,7 @@ TeamSize::~TeamSize() {
 }
 
 FitAndScore fit_and_score(const MethodEntry& method, const ParamMap& params, const JobData& data, std::uint64_t seed,
-                          bool original_scale, int threads) {
+                          bool original_scale, int threads, const std::vector<const Eigen::MatrixXd*>& also_predict) {
   using clock = std::chrono::steady_clock;
   // A job given several threads (the only one running) may use them, e.g. NN-MC's chains;
   // its CPU time is then the process's.
@@ -34,7 +34,13 @@ FitAndScore fit_and_score(const MethodEntry& method, const ParamMap& params, con
   Rng rng(seed);
   const auto t0 = clock::now();
   const double cpu0 = cpu_seconds(cpu_clock);
-  out.model = method.fit(data.train, params, rng);
+  if (method.fit_for_points) {
+    std::vector<const Eigen::MatrixXd*> points{&data.X_test};
+    points.insert(points.end(), also_predict.begin(), also_predict.end());
+    out.model = method.fit_for_points(data.train, params, rng, points);
+  } else {
+    out.model = method.fit(data.train, params, rng);
+  }
   const auto t1 = clock::now();
   const double cpu1 = cpu_seconds(cpu_clock);
   std::unique_ptr<Predictive> predictive = out.model->predict(data.X_test);
@@ -42,7 +48,9 @@ FitAndScore fit_and_score(const MethodEntry& method, const ParamMap& params, con
   out.fit_seconds = std::chrono::duration<double>(t1 - t0).count();
   out.predict_seconds = std::chrono::duration<double>(t2 - t1).count();
   // With one thread the fit's pieces run elsewhere (run_pieces) are not on this thread's clock.
-  out.fit_cpu_seconds = cpu1 - cpu0 + (threads > 1 ? 0.0 : out.model->report().cpu_seconds_elsewhere);
+  const FitReport& report = out.model->report();
+  out.fit_cpu_seconds =
+      cpu1 - cpu0 + (threads > 1 ? 0.0 : report.cpu_seconds_elsewhere) + report.cpu_seconds_in_children;
 
   Evaluation& e = out.evaluation;
   e.step = 0;

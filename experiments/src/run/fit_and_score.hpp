@@ -36,8 +36,11 @@ class TeamSize {
 
 // `threads` > 1: the fit may use that many threads (the caller sets the team size, TeamSize),
 // and its CPU time is the process's.
+// `also_predict`: the other inputs (normalized) the job will predict with the model, a figure's
+// grid or active learning's pool, told to a method that predicts in the same run as it fits.
 // Exceptions from the method (bad options, data) pass through.
 FitAndScore fit_and_score(const MethodEntry& method, const ParamMap& params, const JobData& data, std::uint64_t seed,
-                          bool original_scale, int threads = 1);
+                          bool original_scale, int threads = 1,
+                          const std::vector<const Eigen::MatrixXd*>& also_predict = {});
 
 }  // namespace bnn::exp

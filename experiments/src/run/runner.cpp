@@ -28,13 +28,13 @@ std::string join_diagnostics(const FitReport& report) {
   return out;
 }
 
-// Figures: predictions on the spec's grid, in original units whatever the metrics' scale.
-GridPredictions grid_predictions(const GridSpec& spec, const Model& model, const JobData& data, Eigen::Index inputs,
-                                 long& non_finite) {
+// Figures: predictions at the grid's points (`normalized`: their inputs as the model sees them),
+// in original units whatever the metrics' scale.
+GridPredictions grid_predictions(GridPoints points, const Eigen::MatrixXd& normalized, const Model& model,
+                                 const JobData& data, long& non_finite) {
   GridPredictions g;
-  g.points = make_grid(spec, inputs);
-  const AffinePredictive on_grid(model.predict(data.norm.transform_inputs(g.points.X)), data.norm.y_mean,
-                                 data.norm.y_scale);
+  g.points = std::move(points);
+  const AffinePredictive on_grid(model.predict(normalized), data.norm.y_mean, data.norm.y_scale);
   for (Eigen::Index i = 0; i < on_grid.size(); ++i) {
     g.mean.push_back(on_grid.mean(i));
     g.variance.push_back(on_grid.variance(i));
@@ -111,11 +111,19 @@ JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& j
     rec.n_train = data.train.X.rows();
     rec.n_test = data.X_test.rows();
     rec.n_features = data.train.X.cols();
-    FitAndScore fitted =
-        fit_and_score(find_method(job.method->method), job.params, data, job.seed, spec.scale == "original", threads);
+    GridPoints grid;
+    Eigen::MatrixXd grid_inputs;  // normalized
+    std::vector<const Eigen::MatrixXd*> also_predict;
+    if (spec.grid) {
+      grid = make_grid(*spec.grid, pd.data.X.cols());
+      grid_inputs = data.norm.transform_inputs(grid.X);
+      also_predict.push_back(&grid_inputs);
+    }
+    FitAndScore fitted = fit_and_score(find_method(job.method->method), job.params, data, job.seed,
+                                       spec.scale == "original", threads, also_predict);
     add_fit(rec, fitted, pd.warnings);
     long non_finite = fitted.non_finite;
-    if (spec.grid) rec.grid = grid_predictions(*spec.grid, *fitted.model, data, pd.data.X.cols(), non_finite);
+    if (spec.grid) rec.grid = grid_predictions(std::move(grid), grid_inputs, *fitted.model, data, non_finite);
     for (const ArtifactSpec* request : job.artifacts) {
       produce_artifact(*request, {*fitted.model, data.train, data.X_test, data.test_rows}, rec.artifacts,
                        fitted.evaluation.metrics);

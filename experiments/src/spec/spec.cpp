@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <limits>
 #include <set>
+#include <sstream>
 
 #include "datasets/src/data_error.hpp"
 #include "experiments/src/io/files.hpp"
@@ -60,11 +61,27 @@ class SpecReader {
     if (n.is_floating_point()) return option_detail::format_double(*n.value<double>());
     if (n.is_boolean()) return *n.value<bool>() ? "true" : "false";
     if (const toml::array* a = n.as_array()) {
-      std::string out;
-      for (const auto& item : *a) out += (out.empty() ? "" : ",") + scalar_text(item);
-      return out;
+      // A list of numbers or booleans is comma-separated text (the built-in methods' lists);
+      // any other array, and a table, is JSON (the external method's command and settings).
+      if (std::all_of(a->begin(), a->end(),
+                      [](const toml::node& item) { return item.is_number() || item.is_boolean(); })) {
+        std::string out;
+        for (const auto& item : *a) out += (out.empty() ? "" : ",") + scalar_text(item);
+        return out;
+      }
+      return json_text(n);
     }
-    fail(n, "expected a string, number, boolean or array");
+    if (n.is_table()) return json_text(n);
+    fail(n, "expected a string, number, boolean, array or table");
+  }
+
+  static std::string json_text(const toml::node& n) {
+    std::ostringstream out;
+    if (const toml::table* t = n.as_table())
+      out << toml::json_formatter{*t, toml::format_flags::none};
+    else
+      out << toml::json_formatter{*n.as_array(), toml::format_flags::none};
+    return out.str();
   }
 
   ReferenceSpec reference(const toml::table& ref, const ExperimentSpec& s) const {
@@ -360,6 +377,17 @@ class SpecReader {
       if (c.label.find_first_of(" ./=,") != std::string::npos)
         fail(m, "method label '" + c.label + "' may not contain spaces, '.', '/', '=' or ','");
       if (const toml::table* o = m.get_as<toml::table>("options")) c.options = params(*o);
+      // A method that runs files beside the spec (external) is told where the spec is.
+      const auto entry = std::find_if(method_registry().begin(), method_registry().end(),
+                                      [&](const MethodEntry& e) { return e.name == c.method; });
+      if (entry != method_registry().end() &&
+          std::any_of(entry->options.begin(), entry->options.end(),
+                      [](const OptionInfo& o) { return o.name == kSpecFolderOption; })) {
+        if (c.options.count(std::string(kSpecFolderOption)))
+          fail(m, std::string(kSpecFolderOption) + " is set by bnnbench, not in a spec");
+        c.options[std::string(kSpecFolderOption)] =
+            std::filesystem::absolute(std::filesystem::path(file_)).lexically_normal().parent_path().string();
+      }
       if (const toml::table* dopt = m.get_as<toml::table>("dataset_options"))
         for (const auto& [dname, dvalue] : *dopt) {
           if (!dvalue.is_table()) fail(dvalue, "dataset_options." + std::string(dname.str()) + " must be a table");
