@@ -9,9 +9,9 @@
 #include <set>
 
 #include "datasets/src/protocol.hpp"
+#include "experiments/src/kinds/active_learning.hpp"
 #include "experiments/src/plan/plan.hpp"
 #include "experiments/src/report/active_learning_report.hpp"
-#include "experiments/src/run/active_learning.hpp"
 #include "experiments/src/run/runner.hpp"
 #include "experiments/src/verify/verify.hpp"
 #include "methods/core/rng.hpp"

@@ -7,6 +7,7 @@
 # - a run killed with SIGKILL leaves no method process behind, its scratch folders are swept by
 #   the next run, and the resumed store has the bits of an uninterrupted run;
 # - two MPI ranks give what one process gives;
+# - a figure's grid predicted by the external linear equals the built-in's;
 # - an active-learning sequence with an external method, killed mid-sequence, resumes to the
 #   bits of an uninterrupted one;
 # - verify of a method that ignores its seed lists what differs.
@@ -133,7 +134,36 @@ sed -e 's/method = "external"/method = "linear"/' -e '/^options = /d' al.toml > 
 added() { sqlite3 "$1/bnnbench.sqlite" "SELECT value FROM metrics WHERE name = 'added_row' ORDER BY step"; }
 [ "$(added "$work/al-builtin")" = "$(added "$work/al-whole")" ] || fail "the external method chose other points than the built-in linear"
 
-# 6. verify of a method that ignores its seed: a clear list of what differs, not a crash.
+# 6. A figure: predictions on a grid, equal to the built-in's.
+cat > grid.toml <<'TOML'
+name = "external-grid"
+seed = 1
+scale = "original"
+datasets = ["pbp-cubic"]
+protocol = { kind = "all" }
+[grid]
+axes = [[-6.0, 6.0, 241]]
+[[method]]
+label = "linear"
+method = "linear"
+[[method]]
+label = "linear-py"
+method = "external"
+options = { command = ["python3", "linear.py"] }
+TOML
+"$BNNBENCH" run grid.toml -q --no-report --results "$work/grid"
+"$BNNBENCH" report grid.toml --results "$work/grid" --format grid > grid.csv
+python3 - grid.csv <<'PY' || fail "the external method's grid differs from the built-in's"
+import csv, sys
+rows = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    rows.setdefault(r["x1"], {})[r["method"]] = [float(r[k]) for k in ("mean", "sd", "lower95", "upper95")]
+assert len(rows) == 241 and all(len(v) == 2 for v in rows.values()), "not 241 points of both methods"
+worst = max(abs(a - b) / max(abs(a), 1.0) for v in rows.values() for a, b in zip(v["linear"], v["linear-py"]))
+assert worst <= 1e-8, worst  # the CSV has 10 significant digits
+PY
+
+# 7. verify of a method that ignores its seed: a clear list of what differs, not a crash.
 cat > noisy.py <<'PY'
 import os
 import numpy as np

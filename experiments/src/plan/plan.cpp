@@ -1,5 +1,7 @@
 #include "experiments/src/plan/plan.hpp"
 
+#include "experiments/src/spec/experiment_kind.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -58,9 +60,7 @@ ConfigIdentity config_identity(const ExperimentSpec& spec, const DatasetConfig& 
   // A data set that a user's registry file added or changed: its table definition, so that
   // results of an earlier definition are not taken for this one.
   if (dataset_spec.redefined()) id.canonical += "|table=" + hex16(hash_bytes(dataset_spec.definition()));
-  if (spec.active_learning)
-    id.canonical += "|active_learning=additions:" + std::to_string(spec.active_learning->additions) +
-                    "|selection=" + method.selection;
+  id.canonical += experiment_kind(spec).identity(spec, method);
   id.hash = hex16(hash_bytes(id.canonical));
   return id;
 }
@@ -280,11 +280,7 @@ Plan make_plan(const ExperimentSpec& spec, const data::DatasetRegistry& registry
         job.config = id.canonical;
         job.dataset = dataset_index;
         job.seed = job_seed(spec, job.key);
-        job.fit_seed = job.seed;
-        if (spec.active_learning) {
-          const std::string fits = id.canonical.substr(0, id.canonical.rfind("|selection="));
-          job.fit_seed = derive_seed(derive_seed(derive_seed(spec.seed, ds.name), fits), static_cast<std::uint64_t>(s));
-        }
+        job.fit_seed = experiment_kind(spec).fit_seed(spec, ds.name, id.canonical, static_cast<int>(s), job.seed);
         job.artifacts = artifact_requests(spec, job.key, dc.name);
         job.data_hash = split_hashes[s];
         plan.jobs.push_back(std::move(job));

@@ -12,39 +12,17 @@
 #include <sstream>
 
 #include "datasets/src/load.hpp"
-#include "datasets/src/synthetic.hpp"
 #include "experiments/src/io/files.hpp"
 #include "experiments/src/plan/selection.hpp"
-#include "experiments/src/report/active_learning_report.hpp"
 #include "experiments/src/report/artifact_report.hpp"
-#include "experiments/src/report/comparison_figure.hpp"
-#include "experiments/src/report/grid_figure.hpp"
 #include "experiments/src/report/html_page.hpp"
 #include "experiments/src/report/paired_comparison.hpp"
+#include "experiments/src/report/report_context.hpp"
 #include "experiments/src/report/report_store.hpp"
+#include "experiments/src/spec/experiment_kind.hpp"
 
 namespace bnn::exp {
 namespace {
-
-// The selected data sets of the spec (original units), to plot beside the grid.
-std::vector<data::Dataset> spec_datasets(const ReportSource& source) {
-  std::vector<data::Dataset> sets;
-  for (const auto& d : source.spec.datasets) {
-    const data::DatasetSpec& entry = source.registry.find(d.name);
-    if (source.selection.shows_dataset(entry.name)) sets.push_back(data::load_dataset(entry, source.data_dir));
-  }
-  return sets;
-}
-
-// The true functions of the spec's synthetic data sets, by name.
-std::map<std::string, data::LatentFunction> synthetic_truth(const ReportSource& source) {
-  std::map<std::string, data::LatentFunction> truth;
-  for (const auto& d : source.spec.datasets) {
-    const data::DatasetSpec& entry = source.registry.find(d.name);
-    if (entry.synthetic) truth[entry.name] = data::synthetic_latent(entry.synthetic->generator);
-  }
-  return truth;
-}
 
 // The points of every data set of the spec (original units), for plotting beside the grid.
 std::string observations_csv(const std::vector<data::Dataset>& sets) {
@@ -67,90 +45,7 @@ std::string observations_csv(const std::vector<data::Dataset>& sets) {
   return out.str();
 }
 
-// The paper's values of one metric per method label (first data set that has them), as printed.
-std::map<std::string, std::string> paper_values(const ReportData& report, const std::string& metric) {
-  std::map<std::string, std::string> out;
-  for (const auto& d : report.datasets)
-    for (const auto& m : report.methods) {
-      const Cell& c = report.cell(d.name, m, metric);
-      if (c.paper && !out.count(m)) {
-        std::ostringstream text;
-        text << c.paper->value;
-        out[m] = text.str();
-      }
-    }
-  return out;
-}
-
 bool is_artifact_file(const std::string& format) { return format.ends_with(".csv") || format.ends_with(".svg"); }
-
-// What the formats of one report share, each made once when a format first needs it: the
-// store it reads, the jobs shown, the table, the grids, the figures of the artifacts.
-class ReportContext {
- public:
-  explicit ReportContext(const ReportSource& source) : source_(source) {}
-  const ReportSource& source() const { return source_; }
-  ResultsStore& store() {
-    if (!opened_) opened_.emplace(source_);
-    return **opened_;
-  }
-  bool from_committed_files() {
-    store();
-    return opened_->from_committed_files();
-  }
-  const std::vector<JobRecord>& jobs() {
-    if (!jobs_) {
-      jobs_ = selected_jobs(store().jobs(source_.spec.name, false), source_.selection);
-      if (jobs_->empty())
-        std::cerr << "note: " << store().description() << " holds no job of " << source_.spec.name
-                  << (source_.selection.all() ? "" : " in the selection") << "\n";
-    }
-    return *jobs_;
-  }
-  const ReportData& report() {
-    if (!report_)
-      report_ = build_report(source_.spec, source_.registry, store(), load_reference(source_.spec, source_.registry),
-                             source_.selection);
-    return *report_;
-  }
-  // The grids of the jobs the table shows (the spec's current configuration, the selection).
-  const std::vector<std::pair<JobKey, GridPredictions>>& grids() {
-    if (!grids_) {
-      const std::set<JobKey> current = selected_job_keys(source_.spec, source_.registry, jobs());
-      grids_ = store().grids(source_.spec.name);
-      std::erase_if(*grids_, [&](const auto& g) { return !current.count(g.first); });
-    }
-    return *grids_;
-  }
-  // The files drawn from the shown jobs: the artifacts' tables and figures, an active-learning
-  // experiment's learning curves. Name -> contents.
-  const std::vector<std::pair<std::string, std::string>>& figure_files() {
-    if (figures_) return *figures_;
-    figures_.emplace();
-    const ExperimentSpec& spec = source_.spec;
-    if (spec.artifacts.empty() && !spec.active_learning) return *figures_;
-    const std::vector<JobRecord> shown = shown_jobs(spec, source_.registry, store(), source_.selection);
-    if (!spec.artifacts.empty()) {
-      std::vector<const JobRecord*> pointers;
-      for (const auto& j : shown) pointers.push_back(&j);
-      *figures_ = artifact_files(spec, pointers, paper_values(report(), "kl"));
-    }
-    if (spec.active_learning && !shown.empty()) {
-      figures_->emplace_back("learning_curves.csv", learning_curves_csv(spec, source_.registry, shown));
-      figures_->emplace_back("learning_curves.svg",
-                             plot::render_svg(learning_curve_figure(spec, source_.registry, shown)));
-    }
-    return *figures_;
-  }
-
- private:
-  const ReportSource& source_;
-  std::optional<ReportStore> opened_;
-  std::optional<std::vector<JobRecord>> jobs_;
-  std::optional<ReportData> report_;
-  std::optional<std::vector<std::pair<JobKey, GridPredictions>>> grids_;
-  std::optional<std::vector<std::pair<std::string, std::string>>> figures_;
-};
 
 // One format of a report: its name (--format), what it is, its file in --publish (for a table
 // experiment and for a figure experiment; empty: not published), whether `run` may print it,
@@ -164,11 +59,7 @@ struct ReportFormat {
   std::function<std::string(const PairedComparison&)> paired = {};
 };
 
-std::string figure_svg(ReportContext& c) {
-  const ReportSource& s = c.source();
-  if (!s.spec.grid) return plot::render_svg(comparison_figure(c.report()));
-  return plot::render_svg(grid_figure(s.spec, c.grids(), spec_datasets(s), synthetic_truth(s)));
-}
+std::string figure_svg(ReportContext& c) { return experiment_kind(c.source().spec).figure_svg(c); }
 
 const std::vector<ReportFormat>& report_formats();
 
@@ -188,10 +79,11 @@ std::vector<std::string> committed_files(const std::string& folder) {
 // no grids or artifacts), its figures and links are the committed folder's own.
 std::string html_report(ReportContext& c) {
   const ReportSource& s = c.source();
+  const ExperimentKind& kind = experiment_kind(s.spec);
   std::vector<std::pair<std::string, std::string>> figures;
   std::vector<std::string> links;
   if (c.from_committed_files()) {
-    const std::string main_figure = s.spec.grid ? "figure.svg" : "report.svg";
+    const std::string main_figure = kind.main_figure_file();
     for (const std::string& name : committed_files(s.results)) {
       links.push_back(name);
       if (!name.ends_with(".svg")) continue;
@@ -199,9 +91,9 @@ std::string html_report(ReportContext& c) {
       figures.emplace(name == main_figure ? figures.begin() : figures.end(), name, read_text_file(path, "--results"));
     }
   } else {
-    figures.emplace_back(s.spec.grid ? "figure.svg" : "report.svg", figure_svg(c));
+    figures.emplace_back(kind.main_figure_file(), figure_svg(c));
     for (const ReportFormat& f : report_formats()) {
-      const std::string& file = s.spec.grid ? f.figure_file : f.table_file;
+      const std::string& file = kind.is_figure() ? f.figure_file : f.table_file;
       if (!file.empty() && f.name != "html") links.push_back(published_name(s.spec, file));
     }
     for (const auto& [name, text] : c.figure_files()) {
@@ -251,8 +143,7 @@ const ReportFormat& find_format(const std::string& name, bool for_run) {
 }  // namespace
 
 std::string published_name(const ExperimentSpec& spec, const std::string& file) {
-  // An active-learning job has a row per step and metric: its per-job files are compressed.
-  return spec.active_learning && (file == "splits.csv" || file == "jobs.csv") ? file + ".gz" : file;
+  return experiment_kind(spec).published_name(file);
 }
 
 std::string report_format_list() {
@@ -311,7 +202,7 @@ std::vector<std::pair<std::string, std::string>> published_files(const ReportSou
   ReportContext context(source);
   std::vector<std::pair<std::string, std::string>> files;
   for (const ReportFormat& f : report_formats()) {
-    const std::string& file = source.spec.grid ? f.figure_file : f.table_file;
+    const std::string& file = experiment_kind(source.spec).is_figure() ? f.figure_file : f.table_file;
     if (!file.empty()) files.emplace_back(published_name(source.spec, file), f.render(context));
   }
   for (const auto& file : context.figure_files()) files.push_back(file);

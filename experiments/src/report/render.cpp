@@ -7,6 +7,7 @@
 
 #include "experiments/src/io/csv.hpp"
 #include "experiments/src/report/report.hpp"
+#include "experiments/src/spec/experiment_kind.hpp"
 
 namespace bnn::exp {
 namespace {
@@ -191,9 +192,7 @@ std::string render_markdown(const ReportData& r) {
   out << provenance(r, "- ");
   for (const auto& n : r.notes) out << "- Note: " << n << "\n";
   for (const auto& w : r.warnings) out << "- Warning: " << w << "\n";
-  if (s.grid)
-    out << "- Figure data (predictions on a grid): `bnnbench report " << s.name
-        << " --format grid`; training points: `--format observations`; the figure drawn: `--format svg`.\n";
+  for (const std::string& line : experiment_kind(s).header_lines(s)) out << "- " << line << "\n";
   out << "- `*` marks our value where it differs from the paper's by more than two combined standard errors, beyond "
          "the rounding of the paper's printed value (half a unit in its last digit).\n";
   if (std::any_of(r.cells.begin(), r.cells.end(), [](const auto& c) { return c.second.partial(); }))

@@ -10,9 +10,9 @@
 
 #include "experiments/src/plan/plan.hpp"
 #include "experiments/src/plan/selection.hpp"
-#include "experiments/src/report/active_learning_report.hpp"
 #include "experiments/src/report/artifact_report.hpp"
 #include "experiments/src/report/warning_groups.hpp"
+#include "experiments/src/spec/experiment_kind.hpp"
 #include "methods/registry.hpp"
 
 namespace bnn::exp {
@@ -322,13 +322,9 @@ ReportData build_report(const ExperimentSpec& spec, const data::DatasetRegistry&
         s +
         ": the store also holds results made with other options or seed (not shown; pass the run's --set to report them)");
   r.artifacts = artifact_markdown(spec, finished);
-  if (spec.active_learning) {
-    std::vector<JobRecord> shown;
-    for (const JobRecord* j : finished) shown.push_back(*j);
-    std::vector<std::string> names;
-    for (const auto& d : r.datasets) names.push_back(d.name);
-    r.artifacts += paired_markdown(spec, names, shown);
-  }
+  std::vector<std::string> names;
+  for (const auto& d : r.datasets) names.push_back(d.name);
+  r.artifacts += experiment_kind(spec).sections(spec, names, finished);
   if (in_progress > 0)
     r.notes.push_back(std::to_string(in_progress) +
                       " job(s) stopped part way (not shown); `bnnbench run` resumes them "

@@ -10,12 +10,10 @@
 
 #include "bnnbench_version.hpp"
 #include "datasets/src/normalize.hpp"
-#include "experiments/src/artifacts/produce.hpp"
 #include "experiments/src/plan/selection.hpp"
-#include "experiments/src/run/active_learning.hpp"
 #include "experiments/src/run/fit_and_score.hpp"
-#include "experiments/src/run/grid.hpp"
 #include "experiments/src/run/progress.hpp"
+#include "experiments/src/spec/experiment_kind.hpp"
 #include "methods/registry.hpp"
 
 namespace bnn::exp {
@@ -26,23 +24,6 @@ std::string join_diagnostics(const FitReport& report) {
   for (const auto& [name, value] : report.diagnostics)
     out += (out.empty() ? "" : ";") + name + "=" + option_detail::format_double(value);
   return out;
-}
-
-// Figures: predictions at the grid's points (`normalized`: their inputs as the model sees them),
-// in original units whatever the metrics' scale.
-GridPredictions grid_predictions(GridPoints points, const Eigen::MatrixXd& normalized, const Model& model,
-                                 const JobData& data, long& non_finite) {
-  GridPredictions g;
-  g.points = std::move(points);
-  const AffinePredictive on_grid(model.predict(normalized), data.norm.y_mean, data.norm.y_scale);
-  for (Eigen::Index i = 0; i < on_grid.size(); ++i) {
-    g.mean.push_back(on_grid.mean(i));
-    g.variance.push_back(on_grid.variance(i));
-    g.lower95.push_back(on_grid.quantile(i, 0.025));
-    g.upper95.push_back(on_grid.quantile(i, 0.975));
-    if (!std::isfinite(g.mean.back()) || !std::isfinite(g.variance.back())) ++non_finite;
-  }
-  return g;
 }
 
 }  // namespace
@@ -103,40 +84,7 @@ void fail_non_finite(JobRecord& rec, long non_finite) {
 JobRecord execute_job(const ExperimentSpec& spec, const Plan& plan, const Job& job, int threads,
                       const JobRecord* resume, const std::function<void(const JobRecord&)>& checkpoint) {
   const TeamSize team(threads);
-  if (spec.active_learning) return run_active_learning(spec, plan, job, threads, resume, checkpoint);
-  JobRecord rec = new_job_record(spec, job);
-  fail_on_exception(rec, [&] {
-    const PreparedDataset& pd = plan.datasets.at(job.dataset);
-    const JobData data = prepare_job_data(plan, job);
-    rec.n_train = data.train.X.rows();
-    rec.n_test = data.X_test.rows();
-    rec.n_features = data.train.X.cols();
-    GridPoints grid;
-    Eigen::MatrixXd grid_inputs;  // normalized
-    std::vector<const Eigen::MatrixXd*> also_predict;
-    if (spec.grid) {
-      grid = make_grid(*spec.grid, pd.data.X.cols());
-      grid_inputs = data.norm.transform_inputs(grid.X);
-      also_predict.push_back(&grid_inputs);
-    }
-    FitAndScore fitted = fit_and_score(find_method(job.method->method), job.params, data, job.seed,
-                                       spec.scale == "original", threads, also_predict);
-    add_fit(rec, fitted, pd.warnings);
-    long non_finite = fitted.non_finite;
-    if (spec.grid) rec.grid = grid_predictions(std::move(grid), grid_inputs, *fitted.model, data, non_finite);
-    for (const ArtifactSpec* request : job.artifacts) {
-      produce_artifact(*request, {*fitted.model, data.train, data.X_test, data.test_rows}, rec.artifacts,
-                       fitted.evaluation.metrics);
-      rec.artifact_requests[request->kind] = request->canonical();
-    }
-    rec.evaluations.push_back(std::move(fitted.evaluation));
-    if (non_finite > 0)
-      fail_non_finite(rec, non_finite);
-    else
-      rec.status = "ok";
-  });
-  rec.finished_at = utc_now();
-  return rec;
+  return experiment_kind(spec).run(spec, plan, job, threads, resume, checkpoint);
 }
 
 double job_size(const Plan& plan, const Job& job) {
@@ -195,7 +143,7 @@ void ResultsSink::summarize(RunSummary& summary, long jobs) {
 PendingJobs::PendingJobs(const ExperimentSpec& spec, const Plan& plan, ResultsStore& store, const RunOptions& options)
     : share(shard_jobs(plan.jobs, options.shard_index, options.shard_count)),
       // An active-learning job stopped part way resumes from its stored steps, points and all.
-      stored(store.jobs(spec.name, /*with_points=*/spec.active_learning.has_value())) {
+      stored(store.jobs(spec.name, /*with_points=*/experiment_kind(spec).resumes_part_way())) {
   const std::vector<const JobRecord*> records = stored_records(share, stored);
   for (std::size_t j = 0; j < share.size(); ++j) {
     if (is_finished(share[j], records[j]) && !options.rerun)

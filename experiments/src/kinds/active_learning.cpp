@@ -1,4 +1,4 @@
-#include "experiments/src/run/active_learning.hpp"
+#include "experiments/src/kinds/active_learning.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,6 +7,11 @@
 #include <stdexcept>
 #include <utility>
 
+#include "experiments/src/kinds/kinds.hpp"
+#include "experiments/src/plot/svg_plot.hpp"
+#include "experiments/src/report/active_learning_report.hpp"
+#include "experiments/src/report/comparison_figure.hpp"
+#include "experiments/src/report/report_context.hpp"
 #include "experiments/src/run/runner.hpp"
 #include "methods/registry.hpp"
 
@@ -133,6 +138,55 @@ JobRecord run_active_learning(const ExperimentSpec& spec, const Plan& plan, cons
   });
   rec.finished_at = utc_now();
   return rec;
+}
+
+namespace {
+
+class ActiveLearningKind final : public ExperimentKind {
+ public:
+  std::string name() const override { return "active-learning"; }
+  std::string identity(const ExperimentSpec& spec, const MethodConfig& method) const override {
+    return "|active_learning=additions:" + std::to_string(spec.active_learning->additions) +
+           "|selection=" + method.selection;
+  }
+  // Choosing by variance and at random from the same split start from the same fits.
+  std::uint64_t fit_seed(const ExperimentSpec& spec, const std::string& dataset, const std::string& identity, int split,
+                         std::uint64_t /*job_seed*/) const override {
+    const std::string fits = identity.substr(0, identity.rfind("|selection="));
+    return derive_seed(derive_seed(derive_seed(spec.seed, dataset), fits), static_cast<std::uint64_t>(split));
+  }
+  JobRecord run(const ExperimentSpec& spec, const Plan& plan, const Job& job, int threads, const JobRecord* resume,
+                const std::function<void(const JobRecord&)>& checkpoint) const override {
+    return run_active_learning(spec, plan, job, threads, resume, checkpoint);
+  }
+  bool resumes_part_way() const override { return true; }
+  std::string figure_svg(ReportContext& context) const override {
+    return plot::render_svg(comparison_figure(context.report()));
+  }
+  // A job has a row per step and metric: its per-job files are compressed.
+  std::string published_name(const std::string& file) const override {
+    return file == "splits.csv" || file == "jobs.csv" ? file + ".gz" : file;
+  }
+  std::string sections(const ExperimentSpec& spec, const std::vector<std::string>& datasets,
+                       const std::vector<const JobRecord*>& finished) const override {
+    std::vector<JobRecord> shown;
+    for (const JobRecord* j : finished) shown.push_back(*j);
+    return paired_markdown(spec, datasets, shown);
+  }
+  void add_files(ReportContext& context, std::vector<std::pair<std::string, std::string>>& files) const override {
+    const ReportSource& s = context.source();
+    const std::vector<JobRecord>& shown = context.shown();
+    if (shown.empty()) return;
+    files.emplace_back("learning_curves.csv", learning_curves_csv(s.spec, s.registry, shown));
+    files.emplace_back("learning_curves.svg", plot::render_svg(learning_curve_figure(s.spec, s.registry, shown)));
+  }
+};
+
+}  // namespace
+
+const ExperimentKind& active_learning_kind() {
+  static const ActiveLearningKind kind;
+  return kind;
 }
 
 }  // namespace bnn::exp

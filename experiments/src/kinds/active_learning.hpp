@@ -3,7 +3,11 @@
 // training part, evaluate on its test part, move one point of the pool (every other row) to
 // the training set, refit from scratch, ... `additions` times. The next point is the pool's
 // largest predictive variance (selection "variance") or uniform over the pool ("random"); the
-// pool's targets are read only once a point has left it.
+// pool's targets are read only once a point has left it. The experiment kind
+// (spec/experiment_kind.hpp): its jobs' identity names the additions and the selection, the
+// fits of both selections share their seeds, a job stopped part way resumes from its stored
+// steps, and the report adds the paired differences of the two selections and the learning
+// curves.
 #include <functional>
 #include <vector>
 
