@@ -90,8 +90,9 @@ splits_without_time kill.toml --results "$work/killed" | cmp -s - whole.csv || f
 out=$("$BNNBENCH" verify kill.toml --results "$work/killed" --splits 0-2 -q) || fail "verify of the resumed store: $out"
 grep -q '^3 job(s) identical' <<<"$out" || fail "verify: $out"
 
-# 4. Two MPI ranks give the bits of one process.
-if command -v mpirun >/dev/null; then
+# 4. Two MPI ranks give the bits of one process (a build with MPI: not the sanitized one).
+if [ "${BNNBENCH_WITH_MPI:-OFF}" = ON ]; then
+  command -v mpirun >/dev/null || fail "mpirun not found (scripts/install-deps.sh installs openmpi-bin)"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl=self,vader
   out=$(mpirun -n 2 "$BNNBENCH" run kill.toml --threads 1 --no-report --results "$work/mpi" 2>&1) || fail "mpirun -n 2: $out"
   grep -q 'MPI run over 2 processes' <<<"$out" || fail "no MPI banner: $out"
