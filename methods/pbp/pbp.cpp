@@ -1,8 +1,13 @@
 #include "pbp.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <numbers>
+#if BNN_PBP_AVX2
+#include <immintrin.h>
+#endif
 
 #include "methods/core/normal.hpp"
 #include "methods/core/options.hpp"
@@ -16,6 +21,130 @@ constexpr const char* kName = "pbp";
 
 using PassState = PassWorkspace;
 
+#if BNN_PBP_AVX2
+// The forward pass's sums over a row j = 0..cols-1 in the order GCC's AVX2 code for the plain
+// `omp simd reduction` loops (the #else branch) adds them, which the committed results were
+// computed with: four lane sums over the first 4 floor(cols / 4) columns (lane k: j = k mod 4),
+// the remaining columns added to lane 0 in turn, then (((0 + lane 0) + lane 1) + lane 2) + lane 3.
+// Four rows at once, each with its own lane sums.
+
+// Lane k of rows r0..r3 into rk (a 4 x 4 transpose).
+inline void transpose(__m256d& r0, __m256d& r1, __m256d& r2, __m256d& r3) {
+  const __m256d lo01 = _mm256_unpacklo_pd(r0, r1), hi01 = _mm256_unpackhi_pd(r0, r1);
+  const __m256d lo23 = _mm256_unpacklo_pd(r2, r3), hi23 = _mm256_unpackhi_pd(r2, r3);
+  r0 = _mm256_permute2f128_pd(lo01, lo23, 0x20);
+  r1 = _mm256_permute2f128_pd(hi01, hi23, 0x20);
+  r2 = _mm256_permute2f128_pd(lo01, lo23, 0x31);
+  r3 = _mm256_permute2f128_pd(hi01, hi23, 0x31);
+}
+
+// eqs. (13)-(14) for one layer: ma = scale M zm, va = scale^2 (V second + M^2 zv), the zv term
+// only for random inputs (layers above the first).
+template <bool kRandomInputs>
+void pre_activation_moments(const Layer& layer, const double* zm, const double* zv, const double* second, double* ma,
+                            double* va) {
+  const Eigen::Index rows = layer.mean.rows(), cols = layer.mean.cols(), body = cols & ~Eigen::Index{3};
+  const double scale = 1.0 / std::sqrt(static_cast<double>(cols));  // 1/sqrt(V_{l-1}+1)
+  const double scale2 = scale * scale;
+  const __m256d zero = _mm256_setzero_pd();
+  const auto variance_term = [&](__m256d m, __m256d v, Eigen::Index j) {  // V second + M^2 zv
+    return _mm256_fmadd_pd(v, _mm256_loadu_pd(second + j), _mm256_mul_pd(_mm256_mul_pd(m, m), _mm256_loadu_pd(zv + j)));
+  };
+  Eigen::Index i = 0;
+  for (; i + 4 <= rows; i += 4) {
+    const double* M[4];
+    const double* V[4];
+    for (int r = 0; r < 4; ++r) {
+      M[r] = layer.mean.data() + (i + r) * cols;
+      V[r] = layer.variance.data() + (i + r) * cols;
+    }
+    __m256d sm[4] = {zero, zero, zero, zero}, sv[4] = {zero, zero, zero, zero};
+    for (Eigen::Index j = 0; j < body; j += 4) {
+      const __m256d z = _mm256_loadu_pd(zm + j);
+      for (int r = 0; r < 4; ++r) {
+        const __m256d m = _mm256_loadu_pd(M[r] + j), v = _mm256_loadu_pd(V[r] + j);
+        sm[r] = _mm256_fmadd_pd(m, z, sm[r]);
+        if constexpr (kRandomInputs)
+          sv[r] = _mm256_add_pd(sv[r], variance_term(m, v, j));
+        else
+          sv[r] = _mm256_fmadd_pd(v, _mm256_loadu_pd(second + j), sv[r]);
+      }
+    }
+    transpose(sm[0], sm[1], sm[2], sm[3]);
+    transpose(sv[0], sv[1], sv[2], sv[3]);
+    for (Eigen::Index j = body; j < cols; ++j) {  // into lane 0 of each row
+      const __m256d m = _mm256_set_pd(M[3][j], M[2][j], M[1][j], M[0][j]);
+      const __m256d v = _mm256_set_pd(V[3][j], V[2][j], V[1][j], V[0][j]);
+      sm[0] = _mm256_fmadd_pd(m, _mm256_set1_pd(zm[j]), sm[0]);
+      if constexpr (kRandomInputs)
+        sv[0] = _mm256_add_pd(sv[0], _mm256_fmadd_pd(v, _mm256_set1_pd(second[j]),
+                                                     _mm256_mul_pd(_mm256_mul_pd(m, m), _mm256_set1_pd(zv[j]))));
+      else
+        sv[0] = _mm256_fmadd_pd(v, _mm256_set1_pd(second[j]), sv[0]);
+    }
+    const __m256d mean = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(_mm256_add_pd(zero, sm[0]), sm[1]), sm[2]), sm[3]);
+    const __m256d variance =
+        _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(_mm256_add_pd(zero, sv[0]), sv[1]), sv[2]), sv[3]);
+    _mm256_storeu_pd(ma + i, _mm256_mul_pd(_mm256_set1_pd(scale), mean));
+    _mm256_storeu_pd(va + i, _mm256_mul_pd(_mm256_set1_pd(scale2), variance));
+  }
+  for (; i < rows; ++i) {  // the last rows % 4 rows one at a time, in the same order
+    const double* M = layer.mean.data() + i * cols;
+    const double* V = layer.variance.data() + i * cols;
+    __m256d sm = zero, sv = zero;
+    for (Eigen::Index j = 0; j < body; j += 4) {
+      const __m256d m = _mm256_loadu_pd(M + j), v = _mm256_loadu_pd(V + j);
+      sm = _mm256_fmadd_pd(m, _mm256_loadu_pd(zm + j), sm);
+      if constexpr (kRandomInputs)
+        sv = _mm256_add_pd(sv, variance_term(m, v, j));
+      else
+        sv = _mm256_fmadd_pd(v, _mm256_loadu_pd(second + j), sv);
+    }
+    alignas(32) double lane_mean[4], lane_variance[4];
+    _mm256_store_pd(lane_mean, sm);
+    _mm256_store_pd(lane_variance, sv);
+    for (Eigen::Index j = body; j < cols; ++j) {
+      lane_mean[0] = std::fma(M[j], zm[j], lane_mean[0]);
+      if constexpr (kRandomInputs)
+        lane_variance[0] = std::fma(V[j], second[j], (M[j] * M[j]) * zv[j]) + lane_variance[0];
+      else
+        lane_variance[0] = std::fma(V[j], second[j], lane_variance[0]);
+    }
+    const double mean = (((0.0 + lane_mean[0]) + lane_mean[1]) + lane_mean[2]) + lane_mean[3];
+    const double variance = (((0.0 + lane_variance[0]) + lane_variance[1]) + lane_variance[2]) + lane_variance[3];
+    ma[i] = scale * mean;
+    va[i] = scale2 * variance;
+  }
+}
+#else
+template <bool kRandomInputs>
+void pre_activation_moments(const Layer& layer, const double* zm, const double* zv, const double* second, double* ma,
+                            double* va) {
+  const Eigen::Index cols = layer.mean.cols();
+  const double scale = 1.0 / std::sqrt(static_cast<double>(cols));  // 1/sqrt(V_{l-1}+1)
+  for (Eigen::Index i = 0; i < layer.mean.rows(); ++i) {
+    const double* M = layer.mean.row(i).data();
+    const double* V = layer.variance.row(i).data();
+    double mean = 0.0, variance = 0.0;
+    if constexpr (!kRandomInputs) {  // deterministic inputs: zv = 0
+#pragma omp simd reduction(+ : mean, variance)
+      for (Eigen::Index j = 0; j < cols; ++j) {
+        mean += M[j] * zm[j];
+        variance += V[j] * second[j];
+      }
+    } else {
+#pragma omp simd reduction(+ : mean, variance)
+      for (Eigen::Index j = 0; j < cols; ++j) {
+        mean += M[j] * zm[j];
+        variance += V[j] * second[j] + M[j] * M[j] * zv[j];
+      }
+    }
+    ma[i] = scale * mean;
+    va[i] = scale * scale * variance;
+  }
+}
+#endif
+
 void forward_pass(const Network& net, const Eigen::Ref<const Eigen::VectorXd>& x, PassState& st) {
   st.size_for(net);
   const std::size_t L = net.layers.size();
@@ -27,32 +156,15 @@ void forward_pass(const Network& net, const Eigen::Ref<const Eigen::VectorXd>& x
     const Layer& layer = net.layers[l];
     auto& s = st.in[l];
     const Eigen::Index cols = layer.mean.cols();
-    const double scale = 1.0 / std::sqrt(static_cast<double>(cols));  // 1/sqrt(V_{l-1}+1)
     const double* zm = s.zm.data();
     const double* zv = s.zv.data();
     double* second = s.second.data();
     for (Eigen::Index j = 0; j < cols; ++j) second[j] = zm[j] * zm[j] + zv[j];
     // eqs. (13)-(14): means and variances of a_l = W_l z_{l-1} / sqrt(V_{l-1} + 1).
-    for (Eigen::Index i = 0; i < layer.mean.rows(); ++i) {
-      const double* M = layer.mean.row(i).data();
-      const double* V = layer.variance.row(i).data();
-      double mean = 0.0, variance = 0.0;
-      if (l == 0) {  // deterministic inputs: zv = 0
-#pragma omp simd reduction(+ : mean, variance)
-        for (Eigen::Index j = 0; j < cols; ++j) {
-          mean += M[j] * zm[j];
-          variance += V[j] * second[j];
-        }
-      } else {
-#pragma omp simd reduction(+ : mean, variance)
-        for (Eigen::Index j = 0; j < cols; ++j) {
-          mean += M[j] * zm[j];
-          variance += V[j] * second[j] + M[j] * M[j] * zv[j];
-        }
-      }
-      s.ma[i] = scale * mean;
-      s.va[i] = scale * scale * variance;
-    }
+    if (l == 0)
+      pre_activation_moments<false>(layer, zm, zv, second, s.ma.data(), s.va.data());
+    else
+      pre_activation_moments<true>(layer, zm, zv, second, s.ma.data(), s.va.data());
     if (l + 1 == L) break;
     auto& next = st.in[l + 1];
     const Eigen::Index units = s.ma.size();
@@ -66,16 +178,28 @@ void forward_pass(const Network& net, const Eigen::Ref<const Eigen::VectorXd>& x
   }
 }
 
+// Row i's contribution to d log Z / d(zm, zv) of the layer's inputs (supplement eqs. (15)-(22)):
+// d m^a_i / d zm_j = M_ij s; d v^a_i / d zm_j = 2 zm_j V_ij s^2; d v^a_i / d zv_j = (M_ij^2 + V_ij) s^2.
+void add_input_gradients(const double* M, const double* V, const double* zm, double gm, double gv, Eigen::Index cols,
+                         double* dzm, double* dzv) {
+#pragma omp simd
+  for (Eigen::Index j = 0; j < cols; ++j) {
+    dzm[j] += gm * M[j] + 2.0 * gv * zm[j] * V[j];
+    dzv[j] += gv * (M[j] * M[j] + V[j]);
+  }
+}
+
 // Backward pass from d log Z / d(m, v) of the output (supplement eqs. (15)-(22)), top layer
-// down. For each weight, `visit(layer, i, j, d_mean, d_variance)` gets its gradient after the
-// gradients flowing to the layer below were taken from its old value, so the visitor may
-// update it at once (ADF) or just record the gradient.
+// down. For each row i of weights, `visit(layer, i, M, V, zm, zv, second, gm, gv, cols, dzm, dzv)`
+// gets gm = s d log Z / d m^a_i and gv = s^2 d log Z / d v^a_i; unless dzm is null (first layer),
+// it must add the row's input gradients (add_input_gradients) to dzm, dzv from the old M, V
+// before it may change them (ADF updates at once; log_z records the gradients).
 template <class Visitor>
 void backward_pass(Network& net, PassState& st, double d_out_mean, double d_out_variance, Visitor&& visit) {
-  st.dm.resize(1);
-  st.dv.resize(1);
-  st.dm[0] = d_out_mean;
-  st.dv[0] = d_out_variance;
+  double* dm = st.dm.data();
+  double* dv = st.dv.data();
+  dm[0] = d_out_mean;
+  dv[0] = d_out_variance;
   for (std::size_t l = net.layers.size(); l-- > 0;) {
     Layer& layer = net.layers[l];
     auto& s = st.in[l];
@@ -83,42 +207,96 @@ void backward_pass(Network& net, PassState& st, double d_out_mean, double d_out_
     const double scale = 1.0 / std::sqrt(static_cast<double>(cols));
     const double scale2 = scale * scale;
     const bool has_below = l > 0;
-    s.dzm.setZero();
-    s.dzv.setZero();
+    if (has_below) {
+      s.dzm.setZero();
+      s.dzv.setZero();
+    }
     const double* zm = s.zm.data();
     const double* zv = s.zv.data();
     const double* second = s.second.data();
-    double* dzm = s.dzm.data();
-    double* dzv = s.dzv.data();
+    double* dzm = has_below ? s.dzm.data() : nullptr;
+    double* dzv = has_below ? s.dzv.data() : nullptr;
     for (Eigen::Index i = 0; i < layer.mean.rows(); ++i) {
-      // d m^a_i / d M_ij = zm_j s; d v^a_i / d M_ij = 2 M_ij zv_j s^2; d v^a_i / d V_ij = second_j s^2;
-      // d m^a_i / d zm_j = M_ij s; d v^a_i / d zm_j = 2 zm_j V_ij s^2; d v^a_i / d zv_j = (M_ij^2 + V_ij) s^2.
-      const double gm = scale * st.dm[i];
-      const double gv = scale2 * st.dv[i];
-      double* M = layer.mean.row(i).data();
-      double* V = layer.variance.row(i).data();
-      if (has_below) {
-#pragma omp simd
-        for (Eigen::Index j = 0; j < cols; ++j) {
-          dzm[j] += gm * M[j] + 2.0 * gv * zm[j] * V[j];
-          dzv[j] += gv * (M[j] * M[j] + V[j]);
-        }
-      }
-      visit(layer, i, M, V, zm, zv, second, gm, gv, cols);
+      // d m^a_i / d M_ij = zm_j s; d v^a_i / d M_ij = 2 M_ij zv_j s^2; d v^a_i / d V_ij = second_j s^2.
+      const double gm = scale * dm[i];
+      const double gv = scale2 * dv[i];
+      visit(layer, i, layer.mean.row(i).data(), layer.variance.row(i).data(), zm, zv, second, gm, gv, cols, dzm, dzv);
     }
     if (!has_below) break;
     // Through the rectifiers of the layer below (the bias unit has no gradient path).
     const auto& below = st.in[l - 1];
     const Eigen::Index units = below.ma.size();
-    st.dm.resize(units);
-    st.dv.resize(units);
     const ReluBatch& r = below.relu;
+#pragma omp simd
     for (Eigen::Index i = 0; i < units; ++i) {
       const auto k = static_cast<std::size_t>(i);
-      st.dm[i] = dzm[i] * r.dmean_dm[k] + dzv[i] * r.dvariance_dm[k];
-      st.dv[i] = dzm[i] * r.dmean_dv[k] + dzv[i] * r.dvariance_dv[k];
+      dm[i] = dzm[i] * r.dmean_dm[k] + dzv[i] * r.dvariance_dm[k];
+      dv[i] = dzm[i] * r.dmean_dv[k] + dzv[i] * r.dvariance_dv[k];
     }
   }
+}
+
+// eqs. (6)-(7) for row i's weights, after adding its input gradients to dzm, dzv unless null; a
+// weight whose new variance is not positive keeps its old values. Returns how many kept them.
+long update_row(double* M, double* V, const double* zm, const double* zv, const double* second, double gm, double gv,
+                Eigen::Index cols, double* dzm, double* dzv) {
+  long kept = 0;
+  Eigen::Index j = 0;
+#if BNN_PBP_AVX2
+  // Four weights at a time, then one at a time; each weight's operations are those of the plain
+  // loops below.
+  const __m256d gm4 = _mm256_set1_pd(gm), gv4 = _mm256_set1_pd(gv), two_gv4 = _mm256_set1_pd(gv + gv);
+  const __m256d zero = _mm256_setzero_pd(), infinity = _mm256_set1_pd(std::numeric_limits<double>::infinity());
+  for (; j + 4 <= cols; j += 4) {
+    const __m256d m = _mm256_loadu_pd(M + j), v = _mm256_loadu_pd(V + j);
+    if (dzm) {
+      const __m256d to_mean =
+          _mm256_fmadd_pd(gm4, m, _mm256_mul_pd(_mm256_mul_pd(two_gv4, _mm256_loadu_pd(zm + j)), v));
+      _mm256_storeu_pd(dzm + j, _mm256_add_pd(to_mean, _mm256_loadu_pd(dzm + j)));
+      _mm256_storeu_pd(dzv + j, _mm256_fmadd_pd(gv4, _mm256_fmadd_pd(m, m, v), _mm256_loadu_pd(dzv + j)));
+    }
+    const __m256d g_mean = _mm256_fmadd_pd(_mm256_loadu_pd(zm + j), gm4,
+                                           _mm256_mul_pd(_mm256_mul_pd(two_gv4, m), _mm256_loadu_pd(zv + j)));
+    const __m256d g_variance = _mm256_mul_pd(gv4, _mm256_loadu_pd(second + j));
+    const __m256d v_new = _mm256_fnmadd_pd(_mm256_mul_pd(v, v),
+                                           _mm256_fmsub_pd(g_mean, g_mean, _mm256_add_pd(g_variance, g_variance)), v);
+    const __m256d ok =
+        _mm256_and_pd(_mm256_cmp_pd(v_new, zero, _CMP_GT_OQ), _mm256_cmp_pd(v_new, infinity, _CMP_LT_OQ));
+    _mm256_storeu_pd(M + j, _mm256_blendv_pd(m, _mm256_fmadd_pd(g_mean, v, m), ok));
+    _mm256_storeu_pd(V + j, _mm256_blendv_pd(v, v_new, ok));
+    kept += 4 - std::popcount(static_cast<unsigned>(_mm256_movemask_pd(ok)));
+  }
+  const double two_gv = gv + gv;
+  for (; j < cols; ++j) {
+    const double m = M[j], v = V[j];
+    if (dzm) {
+      dzm[j] = std::fma(gm, m, (two_gv * zm[j]) * v) + dzm[j];
+      dzv[j] = std::fma(gv, std::fma(m, m, v), dzv[j]);
+    }
+    const double g_mean = std::fma(zm[j], gm, (two_gv * m) * zv[j]);
+    const double g_variance = gv * second[j];
+    const double v_new = std::fma(-(v * v), std::fma(g_mean, g_mean, -(g_variance + g_variance)), v);
+    if (v_new > 0.0 && v_new < std::numeric_limits<double>::infinity()) {
+      M[j] = std::fma(g_mean, v, m);
+      V[j] = v_new;
+    } else {
+      ++kept;
+    }
+  }
+#else
+  if (dzm) add_input_gradients(M, V, zm, gm, gv, cols, dzm, dzv);
+#pragma omp simd reduction(+ : kept)
+  for (; j < cols; ++j) {
+    const double g_mean = gm * zm[j] + 2.0 * gv * M[j] * zv[j];
+    const double g_variance = gv * second[j];
+    const double v_new = V[j] - V[j] * V[j] * (g_mean * g_mean - 2.0 * g_variance);
+    const bool ok = v_new > 0.0 && v_new < std::numeric_limits<double>::infinity();
+    M[j] = ok ? M[j] + V[j] * g_mean : M[j];
+    V[j] = ok ? v_new : V[j];
+    kept += ok ? 0 : 1;
+  }
+#endif
+  return kept;
 }
 
 // log Z of eq. (12) and its gradient with respect to the output mean and variance.
@@ -134,8 +312,15 @@ OutputTerms output_terms(double y, double mean, double variance, double noise_va
 }  // namespace
 
 void PassWorkspace::size_for(const Network& net) {
-  if (in.size() == net.layers.size() && !in.empty() && in[0].zm.size() == net.layers[0].mean.cols()) return;
+  const auto sized = [&] {
+    if (in.size() != net.layers.size()) return false;
+    for (std::size_t l = 0; l < in.size(); ++l)
+      if (in[l].zm.size() != net.layers[l].mean.cols() || in[l].ma.size() != net.layers[l].mean.rows()) return false;
+    return !in.empty();
+  };
+  if (sized()) return;
   in.resize(net.layers.size());
+  Eigen::Index most_outputs = 1;
   for (std::size_t l = 0; l < net.layers.size(); ++l) {
     const Eigen::Index inputs = net.layers[l].mean.cols(), outputs = net.layers[l].mean.rows();
     auto& s = in[l];
@@ -147,7 +332,10 @@ void PassWorkspace::size_for(const Network& net) {
     s.ma.resize(outputs);
     s.va.resize(outputs);
     s.relu.resize(static_cast<std::size_t>(outputs));
+    most_outputs = std::max(most_outputs, outputs);
   }
+  dm.resize(most_outputs);
+  dv.resize(most_outputs);
 }
 
 void Options::validate() const {
@@ -211,15 +399,17 @@ double log_z(const Network& net, const Eigen::Ref<const Eigen::VectorXd>& x, dou
       gradients->d_mean[l].resize(net.layers[l].mean.rows(), net.layers[l].mean.cols());
       gradients->d_variance[l].resize(net.layers[l].mean.rows(), net.layers[l].mean.cols());
     }
-    backward_pass(unchanged, st, out.d_mean, out.d_variance,
-                  [&](const Layer& layer, Eigen::Index i, const double* M, const double*, const double* zm,
-                      const double* zv, const double* second, double gm, double gv, Eigen::Index cols) {
-                    const auto l = static_cast<std::size_t>(&layer - net.layers.data());
-                    for (Eigen::Index j = 0; j < cols; ++j) {
-                      gradients->d_mean[l](i, j) = gm * zm[j] + 2.0 * gv * M[j] * zv[j];
-                      gradients->d_variance[l](i, j) = gv * second[j];
-                    }
-                  });
+    backward_pass(
+        unchanged, st, out.d_mean, out.d_variance,
+        [&](const Layer& layer, Eigen::Index i, const double* M, const double* V, const double* zm, const double* zv,
+            const double* second, double gm, double gv, Eigen::Index cols, double* dzm, double* dzv) {
+          if (dzm) add_input_gradients(M, V, zm, gm, gv, cols, dzm, dzv);
+          const auto l = static_cast<std::size_t>(&layer - net.layers.data());
+          for (Eigen::Index j = 0; j < cols; ++j) {
+            gradients->d_mean[l](i, j) = gm * zm[j] + 2.0 * gv * M[j] * zv[j];
+            gradients->d_variance[l](i, j) = gv * second[j];
+          }
+        });
   }
   return out.log_z;
 }
@@ -233,21 +423,8 @@ long adf_update_with(Network& net, const Eigen::Ref<const Eigen::VectorXd>& x, d
   long undone = 0;
   backward_pass(net, st, out.d_mean, out.d_variance,
                 [&](Layer&, Eigen::Index, double* M, double* V, const double* zm, const double* zv,
-                    const double* second, double gm, double gv, Eigen::Index cols) {
-                  // eqs. (6)-(7); a weight whose new variance is not positive keeps its old values.
-                  long kept = 0;
-#pragma omp simd reduction(+ : kept)
-                  for (Eigen::Index j = 0; j < cols; ++j) {
-                    const double g_mean = gm * zm[j] + 2.0 * gv * M[j] * zv[j];
-                    const double g_variance = gv * second[j];
-                    const double v_new = V[j] - V[j] * V[j] * (g_mean * g_mean - 2.0 * g_variance);
-                    const bool ok = v_new > 0.0 && v_new < std::numeric_limits<double>::infinity();
-                    M[j] = ok ? M[j] + V[j] * g_mean : M[j];
-                    V[j] = ok ? v_new : V[j];
-                    kept += ok ? 0 : 1;
-                  }
-                  undone += kept;
-                });
+                    const double* second, double gm, double gv, Eigen::Index cols, double* dzm,
+                    double* dzv) { undone += update_row(M, V, zm, zv, second, gm, gv, cols, dzm, dzv); });
   // eqs. (9)-(10) for q(gamma): Z, Z1, Z2 are Z with the shape raised by 0, 1, 2.
   const double a = net.noise_shape, b = net.noise_rate;
   const double log_z0 = normal_log_pdf(y, out_mean, out_variance + b / (a - 1.0));

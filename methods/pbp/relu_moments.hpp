@@ -8,6 +8,15 @@
 #include <cstddef>
 #include <vector>
 
+// AVX2 + FMA builds (the default, x86-64-v3) run PBP's inner loops hand-vectorized, with each
+// unit's and weight's floating-point operations the same, in the same order, as the plain loops
+// they replace, so results keep their bits; other builds run the plain loops.
+#if defined(__AVX2__) && defined(__FMA__)
+#define BNN_PBP_AVX2 1
+#else
+#define BNN_PBP_AVX2 0
+#endif
+
 namespace bnn::pbp {
 
 struct ReluMoments {
@@ -23,8 +32,8 @@ double inverse_mills(double alpha);
 
 ReluMoments relu_moments(double m, double v);
 
-// The same for n units at once (structure of arrays), arranged so that everything but erfc
-// and exp vectorizes; the forward pass of PBP spends most of its rectifier time here.
+// The same for n units at once (structure of arrays), everything but erfc and exp four units
+// at a time in AVX2 builds; the forward pass of PBP spends most of its rectifier time here.
 struct ReluBatch {
   std::vector<double> mean, variance, dmean_dm, dmean_dv, dvariance_dm, dvariance_dv;
   std::vector<double> sd, alpha, tail, pdf;  // scratch
