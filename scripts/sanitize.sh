@@ -2,7 +2,7 @@
 # The whole test suite (Catch2 unit tests and the command-line tests, which run the sanitized
 # bnnbench) built with AddressSanitizer and UndefinedBehaviorSanitizer in ./build-sanitize
 # (cmake -DBNNBENCH_SANITIZE=ON: -O1 -g1, Eigen's own checks on; no benchmarks, no fuzz targets,
-# no MPI).
+# no MPI). File by file, not as a unity build: CI thus compiles every source on its own too.
 # Any report fails the run, a leak too: the process that makes it aborts, AddressSanitizer's and
 # LeakSanitizer's reports go to build-sanitize/sanitizer-logs/, which must stay empty, and no test
 # output may hold an UndefinedBehaviorSanitizer report (a command-line test that expects a
@@ -19,7 +19,7 @@ export BNNBENCH_TEST_TIME_SCALE="${BNNBENCH_TEST_TIME_SCALE:-10}"
 # Without MPI: under mpirun the sanitizers would judge OpenMPI's libraries along with ours (the
 # MPI runner's message codec is checked here all the same, by test_record_wire; the MPI and
 # Slurm tests run in the main build).
-cmake -S "$root" -B "$build" -DBNNBENCH_SANITIZE=ON -DCMAKE_BUILD_TYPE=Sanitize -DBNNBENCH_MPI=OFF \
+cmake -S "$root" -B "$build" -DBNNBENCH_SANITIZE=ON -DCMAKE_BUILD_TYPE=Sanitize -DBNNBENCH_MPI=OFF -DBNNBENCH_UNITY_BUILD=OFF \
   -DBNNBENCH_BUILD_TESTS=ON -DBNNBENCH_BUILD_BENCH=OFF -DBNNBENCH_BUILD_FUZZ=OFF >/dev/null
 start=$(date +%s)
 cmake --build "$build" -j"$(nproc)"

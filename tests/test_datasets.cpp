@@ -1149,10 +1149,11 @@ TEST_CASE("standardizer: constant columns and constant targets", "[datasets]") {
   tenths << 0.1, 1,  //
       0.1, 2,        //
       0.1, 4;
-  const Standardizer np = Standardizer::fit(tenths, Eigen::Vector3d(1, 2, 3), "tenths", ConstantInputs::numpy);
+  const Eigen::VectorXd targets = Eigen::VectorXd::LinSpaced(3, 1.0, 3.0);  // 1, 2, 3
+  const Standardizer np = Standardizer::fit(tenths, targets, "tenths", ConstantInputs::numpy);
   CHECK(np.x_scale[0] == std::ldexp(1.0, -56));
   CHECK(np.transform_inputs(tenths).col(0) == Eigen::Vector3d::Constant(-1.0));
-  CHECK(Standardizer::fit(tenths, Eigen::Vector3d(1, 2, 3), "tenths").transform_inputs(tenths).col(0).isZero(0.0));
+  CHECK(Standardizer::fit(tenths, targets, "tenths").transform_inputs(tenths).col(0).isZero(0.0));
   CHECK(parse_constant_inputs(to_string(ConstantInputs::numpy)) == ConstantInputs::numpy);
   CHECK(parse_constant_inputs(to_string(ConstantInputs::zero)) == ConstantInputs::zero);
   CHECK_THROWS_WITH(parse_constant_inputs("ones"), Catch::Contains("'ones' is not one of: zero, numpy"));

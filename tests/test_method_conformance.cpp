@@ -10,8 +10,10 @@
 
 #include "methods/core/rng.hpp"
 #include "methods/registry.hpp"
+#include "tests/support/canonical_options.hpp"
 
 using namespace bnn;
+using bnn::test::parse_canonical;
 
 namespace {
 
@@ -24,21 +26,6 @@ RegressionData sine_data(Eigen::Index n) {
     d.y[i] = std::sin(d.X(i, 0)) + 0.1 * standard_normal(rng);
   }
   return d;
-}
-
-// The canonical option text "a=1;b=2,3" back as overrides.
-ParamMap parse_canonical(const std::string& text) {
-  ParamMap out;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t end = std::min(text.find(';', start), text.size());
-    const std::string item = text.substr(start, end - start);
-    const std::size_t eq = item.find('=');
-    REQUIRE(eq != std::string::npos);
-    out[item.substr(0, eq)] = item.substr(eq + 1);
-    start = end + 1;
-  }
-  return out;
 }
 
 std::string rejection(const MethodEntry& method, ParamMap options) {

@@ -18,6 +18,7 @@
 #include "methods/core/options.hpp"
 #include "methods/core/predictive.hpp"
 #include "methods/core/rng.hpp"
+#include "tests/support/canonical_options.hpp"
 #include "tests/support/errors.hpp"
 
 namespace {
@@ -44,6 +45,7 @@ struct TestOptions {
 };
 
 using bnn::test::invalid_argument_message;
+using bnn::test::parse_canonical;
 
 TestOptions with(const bnn::ParamMap& overrides) {
   TestOptions o;
@@ -53,21 +55,6 @@ TestOptions with(const bnn::ParamMap& overrides) {
 
 std::string error_for(const std::string& name, const std::string& value) {
   return invalid_argument_message([&] { with({{name, value}}); });
-}
-
-// Parses "a=1;b=2" back into a map (values contain no ';' in these tests).
-bnn::ParamMap parse_canonical(const std::string& text) {
-  bnn::ParamMap out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const auto end = std::min(text.find(';', start), text.size());
-    const std::string item = text.substr(start, end - start);
-    const auto eq = item.find('=');
-    REQUIRE(eq != std::string::npos);
-    out[item.substr(0, eq)] = item.substr(eq + 1);
-    start = end + 1;
-  }
-  return out;
 }
 
 }  // namespace

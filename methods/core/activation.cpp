@@ -5,15 +5,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "simd_packet.hpp"
 #include "vector_math.hpp"
 
 namespace bnn {
 namespace {
-
-namespace simd = Eigen::internal;
-using Packet = simd::packet_traits<double>::type;
-constexpr Eigen::Index kLanes = simd::packet_traits<double>::size;
-
+using namespace simd_packet;
 }  // namespace
 
 std::string_view to_string(Activation g) {

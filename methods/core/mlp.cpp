@@ -3,14 +3,12 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "simd_packet.hpp"
+
 namespace bnn {
 namespace {
 
-// Eigen's SIMD packets (4 doubles with AVX2). Loads and stores are unaligned, so results do
-// not depend on where the data happen to sit in memory.
-namespace simd = Eigen::internal;
-using Packet = simd::packet_traits<double>::type;
-constexpr Eigen::Index kLanes = simd::packet_traits<double>::size;
+using namespace simd_packet;
 constexpr Eigen::Index kPackets = 4;
 constexpr Eigen::Index kBlock = kPackets * kLanes;  // points per block
 // Units per register tile: 3 x kPackets independent sums hide the FMA latency, and each input

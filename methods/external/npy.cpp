@@ -18,7 +18,7 @@ static_assert(std::endian::native == std::endian::little, "the .npy files are wr
 constexpr std::string_view kMagic = "\x93NUMPY";
 constexpr std::size_t kMaxDimension = std::size_t{1} << 40;
 
-[[noreturn]] void bad(const std::string& name, const std::string& what) {
+[[noreturn]] void bad_npy(const std::string& name, const std::string& what) {
   throw std::runtime_error(name + ": " + what);
 }
 
@@ -26,15 +26,15 @@ constexpr std::size_t kMaxDimension = std::size_t{1} << 40;
 std::string_view header_value(std::string_view header, std::string_view key, const std::string& name) {
   const std::string quoted = "'" + std::string(key) + "'";
   const std::size_t at = header.find(quoted);
-  if (at == std::string_view::npos) bad(name, "the .npy header has no " + quoted);
+  if (at == std::string_view::npos) bad_npy(name, "the .npy header has no " + quoted);
   std::size_t from = header.find(':', at + quoted.size());
-  if (from == std::string_view::npos) bad(name, "the .npy header's " + quoted + " has no value");
+  if (from == std::string_view::npos) bad_npy(name, "the .npy header's " + quoted + " has no value");
   ++from;
   while (from < header.size() && header[from] == ' ') ++from;
   std::size_t to = from;
   if (to < header.size() && header[to] == '(') {
     to = header.find(')', to);
-    if (to == std::string_view::npos) bad(name, "the .npy header's shape is not closed");
+    if (to == std::string_view::npos) bad_npy(name, "the .npy header's shape is not closed");
     ++to;
   } else {
     while (to < header.size() && header[to] != ',' && header[to] != '}') ++to;
@@ -43,7 +43,7 @@ std::string_view header_value(std::string_view header, std::string_view key, con
 }
 
 std::vector<long> parse_shape(std::string_view text, const std::string& name) {
-  if (text.size() < 2 || text.front() != '(' || text.back() != ')') bad(name, "the .npy shape is not a tuple");
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') bad_npy(name, "the .npy shape is not a tuple");
   std::vector<long> shape;
   std::string_view inner = text.substr(1, text.size() - 2);
   while (!inner.empty()) {
@@ -53,10 +53,10 @@ std::vector<long> parse_shape(std::string_view text, const std::string& name) {
     unsigned long long value = 0;
     while (digits < inner.size() && inner[digits] >= '0' && inner[digits] <= '9') {
       value = value * 10 + static_cast<unsigned>(inner[digits] - '0');
-      if (value > kMaxDimension) bad(name, "the .npy shape has a dimension over 2^40");
+      if (value > kMaxDimension) bad_npy(name, "the .npy shape has a dimension over 2^40");
       ++digits;
     }
-    if (digits == 0) bad(name, "the .npy shape '" + one_line(text) + "' is not a tuple of integers");
+    if (digits == 0) bad_npy(name, "the .npy shape '" + one_line(text) + "' is not a tuple of integers");
     shape.push_back(static_cast<long>(value));
     inner.remove_prefix(digits);
   }
@@ -90,7 +90,7 @@ void write_npy(const std::string& path, const Eigen::Ref<const NpyMatrix>& value
 }
 
 NpyArray parse_npy(std::string_view bytes, const std::string& name) {
-  if (bytes.size() < 10 || bytes.substr(0, kMagic.size()) != kMagic) bad(name, "not a .npy file");
+  if (bytes.size() < 10 || bytes.substr(0, kMagic.size()) != kMagic) bad_npy(name, "not a .npy file");
   const auto major = static_cast<unsigned char>(bytes[6]);
   std::size_t header_length = 0, data_at = 0;
   if (major == 1) {
@@ -98,13 +98,13 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name) {
         static_cast<unsigned char>(bytes[8]) | (static_cast<std::size_t>(static_cast<unsigned char>(bytes[9])) << 8);
     data_at = 10 + header_length;
   } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) bad(name, "the .npy header is cut short");
+    if (bytes.size() < 12) bad_npy(name, "the .npy header is cut short");
     for (int i = 3; i >= 0; --i) header_length = (header_length << 8) | static_cast<unsigned char>(bytes[8 + i]);
     data_at = 12 + header_length;
   } else {
-    bad(name, "the .npy version " + std::to_string(major) + " is not 1, 2 or 3");
+    bad_npy(name, "the .npy version " + std::to_string(major) + " is not 1, 2 or 3");
   }
-  if (data_at > bytes.size()) bad(name, "the .npy header is cut short");
+  if (data_at > bytes.size()) bad_npy(name, "the .npy header is cut short");
   const std::string_view header = bytes.substr(data_at - header_length, header_length);
   const std::string_view descr = header_value(header, "descr", name);
   std::size_t item = 0;
@@ -113,19 +113,21 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name) {
   else if (descr == "'<f4'")
     item = 4;
   else
-    bad(name, "the array's dtype is " + one_line(descr) + ", but must be '<f8' (float64) or '<f4' (float32)");
-  if (header_value(header, "fortran_order", name) != "False") bad(name, "the array is in Fortran order, not C order");
+    bad_npy(name, "the array's dtype is " + one_line(descr) + ", but must be '<f8' (float64) or '<f4' (float32)");
+  if (header_value(header, "fortran_order", name) != "False")
+    bad_npy(name, "the array is in Fortran order, not C order");
   NpyArray array;
   array.shape = parse_shape(header_value(header, "shape", name), name);
   if (array.shape.empty() || array.shape.size() > 2)
-    bad(name, "the array has " + std::to_string(array.shape.size()) + " dimensions, but must have 1 or 2");
+    bad_npy(name, "the array has " + std::to_string(array.shape.size()) + " dimensions, but must have 1 or 2");
   const auto rows = static_cast<std::size_t>(array.shape[0]);
   const auto cols = array.shape.size() == 2 ? static_cast<std::size_t>(array.shape[1]) : std::size_t{1};
-  if (cols != 0 && rows > std::numeric_limits<std::size_t>::max() / item / cols) bad(name, "the array is too large");
+  if (cols != 0 && rows > std::numeric_limits<std::size_t>::max() / item / cols)
+    bad_npy(name, "the array is too large");
   const std::size_t expected = rows * cols * item;
   if (bytes.size() - data_at != expected)
-    bad(name, "the array's data is " + std::to_string(bytes.size() - data_at) + " bytes, but its shape needs " +
-                  std::to_string(expected));
+    bad_npy(name, "the array's data is " + std::to_string(bytes.size() - data_at) + " bytes, but its shape needs " +
+                      std::to_string(expected));
   array.values.resize(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
   const char* data = bytes.data() + data_at;
   if (expected == 0) return array;  // an empty array has no data pointer to copy to
@@ -143,7 +145,7 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name) {
 
 NpyArray read_npy(const std::string& path, const std::string& name) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) bad(name, "missing");
+  if (!in) bad_npy(name, "missing");
   std::ostringstream content;
   content << in.rdbuf();
   return parse_npy(content.str(), name);

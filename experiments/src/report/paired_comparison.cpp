@@ -10,6 +10,7 @@
 #include "experiments/src/metrics/metrics.hpp"
 #include "experiments/src/plan/selection.hpp"
 #include "experiments/src/report/html_page.hpp"
+#include "experiments/src/report/latex_text.hpp"
 
 namespace bnn::exp {
 namespace {
@@ -188,15 +189,6 @@ std::string better_clause(const PairedComparison& c) {
     parts.push_back(std::string(m.higher_is_better ? "higher " : "lower ") + (info ? info->title : m.metric));
   }
   return parts.empty() ? std::string("—") : joined(parts, " and ");
-}
-
-std::string latex_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '_' || ch == '%' || ch == '&' || ch == '#' || ch == '$') out += '\\';
-    out += ch;
-  }
-  return out;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "experiments/src/io/csv.hpp"
+#include "experiments/src/report/latex_text.hpp"
 #include "experiments/src/report/report.hpp"
 #include "experiments/src/spec/experiment_kind.hpp"
 
@@ -256,17 +257,6 @@ std::string render_markdown(const ReportData& r) {
   }
   return out.str();
 }
-
-namespace {
-std::string latex_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '_' || c == '%' || c == '&' || c == '#' || c == '$') out += '\\';
-    out += c;
-  }
-  return out;
-}
-}  // namespace
 
 std::string render_latex(const ReportData& r) {
   const ExperimentSpec& s = *r.spec;
