@@ -12,7 +12,7 @@ packages=(
   libcurl4-openssl-dev libssl-dev libarchive-dev
   libopenmpi-dev openmpi-bin
   slurmctld slurmd slurm-client munge
-  clang clang-format libclang-rt-14-dev ccache
+  clang clang-format libclang-rt-14-dev ccache ninja-build
   python3 python3-numpy python3-pytest nlohmann-json3-dev chromium
 )
 
