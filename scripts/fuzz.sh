@@ -9,8 +9,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-20}"
 build="$root/build-fuzz"
 "$root/scripts/install-deps.sh"
+# File by file (no unity build), as the sanitized build: a fuzz target links only the object files
+# it needs, not whole units of 8.
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBNNBENCH_BUILD_FUZZ=ON \
-  -DBNNBENCH_BUILD_TESTS=OFF -DBNNBENCH_BUILD_BENCH=OFF -DBNNBENCH_MPI=OFF >/dev/null
+  -DBNNBENCH_BUILD_TESTS=OFF -DBNNBENCH_BUILD_BENCH=OFF -DBNNBENCH_MPI=OFF -DBNNBENCH_UNITY_BUILD=OFF >/dev/null
 targets=(fuzz_text_table fuzz_registry fuzz_spec fuzz_npy)
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 declare -A corpus=([fuzz_text_table]=corpus [fuzz_registry]=corpus-registry [fuzz_spec]=corpus-spec [fuzz_npy]=corpus-npy)
