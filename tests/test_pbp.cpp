@@ -490,11 +490,14 @@ TEST_CASE("batched rectifier moments equal the scalar ones", "[pbp]") {
   for (std::size_t i = 0; i < m.size(); ++i) {
     const ReluMoments r = relu_moments(m[i], v[i]);
     INFO("m " << m[i] << " v " << v[i]);
-    CHECK(batch.mean[i] == Approx(r.mean).epsilon(1e-14).margin(1e-300));
+    // Near alpha = -30 the mean is Phi(alpha) s (alpha + gamma), a difference of two terms of
+    // size |alpha|: where the build fuses other multiply-adds in the two paths (the sanitized
+    // -O1 build: 6.6e-14) they agree to about alpha^2 ulp; the Release build gives equal bits.
+    CHECK(batch.mean[i] == Approx(r.mean).epsilon(1e-12).margin(1e-300));
     CHECK(batch.variance[i] == Approx(r.variance).epsilon(1e-12).margin(1e-300));
     CHECK(batch.dmean_dm[i] == Approx(r.dmean_dm).epsilon(1e-14).margin(1e-300));
     CHECK(batch.dmean_dv[i] == Approx(r.dmean_dv).epsilon(1e-14).margin(1e-300));
-    CHECK(batch.dvariance_dm[i] == Approx(r.dvariance_dm).epsilon(1e-14).margin(1e-300));
+    CHECK(batch.dvariance_dm[i] == Approx(r.dvariance_dm).epsilon(1e-12).margin(1e-300));
     CHECK(batch.dvariance_dv[i] == Approx(r.dvariance_dv).epsilon(1e-12).margin(1e-300));
   }
 }
