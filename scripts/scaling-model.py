@@ -75,7 +75,6 @@ def schedule(jobs, cores, threads):
     events = [(0.0, t, None, "free") for t in range(cores)]
     heapq.heapify(events)
     running = {r: [] for r in range(cores // threads + 1)}
-    waiting_owner = {}
     end = 0.0
 
     def start_piece(now, thread, job):
@@ -97,17 +96,15 @@ def schedule(jobs, cores, threads):
                 running[job.rank].remove(job)
                 owner = job.owner
                 if owner != thread:
-                    waiting_owner.pop(owner, None)
                     heapq.heappush(events, (now + job.tail, owner, None, "free"))
                     heapq.heappush(events, (now, thread, None, "free"))
                 else:
                     heapq.heappush(events, (now + job.tail, thread, None, "free"))
                 continue
             if job.owner == thread:
+                # With no piece left to start it waits; the thread ending the last one resumes it.
                 if job.unstarted > 0:
                     start_piece(now, thread, job)
-                else:
-                    waiting_owner[thread] = job  # waits for its pieces on other threads
                 continue
             # A helper: fall through to look for work.
         if queue:
