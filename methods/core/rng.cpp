@@ -1,10 +1,13 @@
 #include "rng.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <numbers>
 #include <numeric>
+
+#include "vector_math.hpp"
 
 namespace bnn {
 namespace {
@@ -60,6 +63,21 @@ double standard_normal(Rng& rng) {
   const double u1 = uniform_open01(rng);
   const double u2 = uniform01(rng);
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+
+void standard_normals(Rng& rng, double* out, std::size_t n) {
+  constexpr std::size_t kChunk = 64;
+  double radius[kChunk], angle[kChunk];
+  for (std::size_t start = 0; start < n; start += kChunk) {
+    const std::size_t count = std::min(kChunk, n - start);
+    for (std::size_t i = 0; i < count; ++i) {
+      radius[i] = uniform_open01(rng);
+      angle[i] = 2.0 * std::numbers::pi * uniform01(rng);
+    }
+    vector_math::log(radius, radius, count);
+    vector_math::cos(angle, angle, count);
+    for (std::size_t i = 0; i < count; ++i) out[start + i] = std::sqrt(-2.0 * radius[i]) * angle[i];
+  }
 }
 
 double gamma_draw(Rng& rng, double shape) {

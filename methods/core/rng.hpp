@@ -20,6 +20,9 @@ double uniform_open01(Rng& rng);
 double uniform(Rng& rng, double lo, double hi);
 // Standard normal by the Box-Muller transform (one draw per call, no cached state).
 double standard_normal(Rng& rng);
+// n standard normals from the uniforms n calls of standard_normal would take, their log and cos
+// four at a time (vector_math.hpp): within a few ulp of those calls' values, not the same bits.
+void standard_normals(Rng& rng, double* out, std::size_t n);
 // Gamma(shape, rate 1) (Marsaglia-Tsang); divide by a rate to get Gamma(shape, rate).
 double gamma_draw(Rng& rng, double shape);
 // Uniform integer in [0, n), rejection-sampled so it is exactly uniform.

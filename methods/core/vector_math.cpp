@@ -14,7 +14,9 @@
 // glibc's vector ABI names: 'd' = AVX2, 'N4' = four lanes, unmasked, 'v' = one vector argument.
 extern "C" __m256d _ZGVdN4v_erf(__m256d);
 extern "C" __m256d _ZGVdN4v_exp(__m256d);
+extern "C" __m256d _ZGVdN4v_log(__m256d);
 extern "C" __m256d _ZGVdN4v_sin(__m256d);
+extern "C" __m256d _ZGVdN4v_cos(__m256d);
 
 namespace bnn::vector_math {
 namespace {
@@ -34,7 +36,9 @@ void apply(const double* in, double* out, std::size_t n) {
 
 void erf(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_erf>(in, out, n); }
 void exp(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_exp>(in, out, n); }
+void log(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_log>(in, out, n); }
 void sin(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_sin>(in, out, n); }
+void cos(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_cos>(in, out, n); }
 bool vectorized() { return true; }
 
 }  // namespace bnn::vector_math
@@ -49,8 +53,14 @@ void erf(const double* in, double* out, std::size_t n) {
 void exp(const double* in, double* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = std::exp(in[i]);
 }
+void log(const double* in, double* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = std::log(in[i]);
+}
 void sin(const double* in, double* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = std::sin(in[i]);
+}
+void cos(const double* in, double* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = std::cos(in[i]);
 }
 bool vectorized() { return false; }
 

@@ -1,5 +1,5 @@
 #pragma once
-// erf, exp and sin over arrays, four at a time through glibc's vector math library (libmvec,
+// erf, exp, log, sin and cos over arrays, four at a time through glibc's vector math library (libmvec,
 // the AVX2 variants _ZGVdN4v_*, at most 4 ulp from the correctly rounded value). NN-EP's
 // quadrature of (49) spends most of its time in these calls; the vector routines are 5-9 times
 // faster than the scalar ones. Every element goes through the same 4-wide routine (a short tail
@@ -13,7 +13,9 @@ namespace bnn::vector_math {
 // out[i] = f(in[i]) for i < n; `in` and `out` may be the same array.
 void erf(const double* in, double* out, std::size_t n);
 void exp(const double* in, double* out, std::size_t n);
+void log(const double* in, double* out, std::size_t n);
 void sin(const double* in, double* out, std::size_t n);
+void cos(const double* in, double* out, std::size_t n);
 // tanh in Eigen's SIMD packets (any architecture), within a few ulp of the exact value: the
 // hidden units' activation of NN-MC (std::tanh is not vectorized).
 void tanh(const double* in, double* out, std::size_t n);

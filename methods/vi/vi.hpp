@@ -108,6 +108,8 @@ struct GaussianPrior {
 // Graves's adaptive prior: the mean and variance minimizing KL(q || prior), i.e. the average of
 // the posterior means and the average of sd^2 + (mean - prior mean)^2.
 GaussianPrior adaptive_prior(const Posterior& q);
+// The same from each layer's means and variances sd^2.
+GaussianPrior adaptive_prior(const std::vector<RowMatrix>& means, const std::vector<RowMatrix>& variances);
 // The prior the options ask for, given q.
 GaussianPrior prior_for(const Posterior& q, const Options& options);
 
