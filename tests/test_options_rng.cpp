@@ -332,6 +332,22 @@ TEST_CASE("standard_normal has the moments and cdf of N(0, 1)", "[rng]") {
   }
 }
 
+TEST_CASE("standard_normals takes standard_normal's uniforms: its values within 1e-14, the stream at the same place",
+          "[rng]") {
+  for (const std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{64}, std::size_t{65}, std::size_t{200}}) {
+    bnn::Rng one_by_one(17), at_once(17);
+    std::vector<double> expected(n), got(n);
+    for (double& v : expected) v = bnn::standard_normal(one_by_one);
+    bnn::standard_normals(at_once, got.data(), n);
+    for (std::size_t i = 0; i < n; ++i) {
+      INFO("n " << n << ", draw " << i);
+      // cos near its zeros is relative to its argument's rounding, not to its own value
+      CHECK(std::abs(got[i] - expected[i]) <= 1e-14 * (1.0 + std::abs(expected[i])));
+    }
+    CHECK(one_by_one() == at_once());
+  }
+}
+
 TEST_CASE("uniform_index is uniform and in range", "[rng]") {
   bnn::Rng rng(5);
   CHECK(bnn::uniform_index(rng, 0) == 0);

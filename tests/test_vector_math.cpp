@@ -1,4 +1,4 @@
-// core/vector_math.hpp: the 4-wide erf, exp and sin agree with the scalar std:: functions to a
+// core/vector_math.hpp: the 4-wide erf, exp, log, sin and cos agree with the scalar std:: functions to a
 // few ulp over the ranges NN-EP uses, and an element's value does not depend on where it sits in
 // the array or on the array's length (a padded tail goes through the same routine).
 #include <catch2/catch.hpp>
@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <limits>
+#include <numbers>
 #include <vector>
 
 #include "methods/core/rng.hpp"
@@ -43,16 +44,22 @@ std::vector<double> uniform_inputs(double lo, double hi, std::size_t n, std::uin
 
 double std_erf(double x) { return std::erf(x); }
 double std_exp(double x) { return std::exp(x); }
+double std_log(double x) { return std::log(x); }
 double std_sin(double x) { return std::sin(x); }
+double std_cos(double x) { return std::cos(x); }
 
 }  // namespace
 
-TEST_CASE("vector math: erf, exp and sin within 4 ulp of the scalar functions", "[core]") {
+TEST_CASE("vector math: erf, exp, log, sin and cos within 4 ulp of the scalar functions", "[core]") {
   // erf of the quadrature nodes h / sqrt 2, |h| <= 8.5; exp of shifted log masses (<= 0) and of
-  // the Var(g) integrand; sin on [0, pi/2].
+  // the Var(g) integrand; sin on [0, pi/2]; log of uniforms on (0, 1) and cos on [0, 2 pi)
+  // (Box-Muller's, standard_normals).
   CHECK(max_ulp_difference(vector_math::erf, std_erf, uniform_inputs(-6.1, 6.1, 4001, 1)) <= 4.0);
   CHECK(max_ulp_difference(vector_math::exp, std_exp, uniform_inputs(-745.0, 5.0, 4001, 2)) <= 4.0);
   CHECK(max_ulp_difference(vector_math::sin, std_sin, uniform_inputs(0.0, 1.5707963267948966, 4001, 3)) <= 4.0);
+  CHECK(max_ulp_difference(vector_math::log, std_log, uniform_inputs(1e-300, 1.0, 4001, 5)) <= 4.0);
+  CHECK(max_ulp_difference(vector_math::log, std_log, uniform_inputs(1e-12, 1e-3, 4001, 6)) <= 4.0);
+  CHECK(max_ulp_difference(vector_math::cos, std_cos, uniform_inputs(0.0, 2.0 * std::numbers::pi, 4001, 7)) <= 4.0);
   // the edges: erf saturates, exp underflows to 0 and takes -inf
   const std::vector<double> edges = {-40.0, -6.0, 0.0, 6.0, 40.0};
   std::vector<double> out(edges.size());
