@@ -2,12 +2,10 @@
 
 #include <cmath>
 #include <limits>
-#include <numbers>
 #include <utility>
 
 #include "bound_gradient.hpp"
 #include "methods/core/momentum_sgd.hpp"
-#include "methods/core/normal.hpp"
 #include "methods/core/options.hpp"
 #include "methods/core/training_loop.hpp"
 #include "methods/core/tuning/tune_then_refit.hpp"
