@@ -25,10 +25,6 @@
 #include "tests/support/random.hpp"
 #include "tests/support/tolerance.hpp"
 
-// The file in a namespace of its own: the unity build compiles test files together, and
-// this one brings a method's names in whole.
-namespace test_ensemble {
-
 namespace {
 
 using namespace bnn::ensemble;
@@ -554,5 +550,3 @@ TEST_CASE("ensemble fits: smooth function, bound ordering, determinism and valid
   o.factors = 0;
   CHECK(invalid_argument_message([&] { o.validate(); }) == "vi-fa: factors is 0, but must be >= 1");
 }
-
-}  // namespace test_ensemble

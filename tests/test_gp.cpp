@@ -20,10 +20,6 @@
 #include "tests/support/random.hpp"
 #include "tests/support/tolerance.hpp"
 
-// The file in a namespace of its own: the unity build compiles test files together, and
-// this one brings a method's names in whole.
-namespace test_gp {
-
 using namespace bnn;
 using namespace bnn::gp;
 using bnn::test::close_to;
@@ -339,5 +335,3 @@ TEST_CASE("GP with a fixed signal variance (GPstuff's form) keeps it and still f
     CHECK(fixed.hyperparameters().noise_variance == Approx(0.01).epsilon(0.6));
   }
 }
-
-}  // namespace test_gp

@@ -22,10 +22,6 @@
 #include "tests/support/random.hpp"
 #include "tests/support/tolerance.hpp"
 
-// The file in a namespace of its own: the unity build compiles test files together, and
-// this one brings a method's names in whole.
-namespace test_hmc {
-
 using namespace bnn;
 using namespace bnn::hmc;
 using bnn::test::random_vector;
@@ -590,5 +586,3 @@ TEST_CASE("variance window regularizes the sample variance towards 1e-3", "[hmc]
     window.clear();
   }
 }
-
-}  // namespace test_hmc

@@ -16,10 +16,6 @@
 #include "methods/hmc/diagnostics.hpp"
 #include "methods/hmc/hmc.hpp"
 
-// The file in a namespace of its own: the unity build compiles test files together, and
-// this one brings a method's names in whole.
-namespace test_hmc_integrated {
-
 using namespace bnn;
 using namespace bnn::hmc;
 
@@ -305,5 +301,3 @@ TEST_CASE("NN-MC with the precisions integrated out samples the exact posterior 
     CHECK(std::abs(mean - exact.precision_mean[g]) < 4.0 * se);
   }
 }
-
-}  // namespace test_hmc_integrated

@@ -22,10 +22,6 @@
 #include "tests/support/random.hpp"
 #include "tests/support/tolerance.hpp"
 
-// The file in a namespace of its own: the unity build compiles test files together, and
-// this one brings a method's names in whole.
-namespace test_laplace {
-
 using namespace bnn;
 using namespace bnn::laplace;
 using bnn::test::close_in_max_norm;
@@ -459,5 +455,3 @@ TEST_CASE("laplace schedule trainbr is an option", "[laplace]") {
              }),
              Contains("laplace: schedule is 'matlab', but must be mackay or trainbr"));
 }
-
-}  // namespace test_laplace

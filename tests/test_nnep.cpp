@@ -17,10 +17,6 @@
 #include "tests/support/fit_report.hpp"
 #include "tests/support/random.hpp"
 
-// The file in a namespace of its own: the unity build compiles test files together, and
-// this one brings a method's names in whole.
-namespace test_nnep {
-
 using namespace bnn;
 using namespace bnn::nnep;
 using bnn::test::random_vector;
@@ -443,5 +439,3 @@ TEST_CASE("nn-ep warns when every hidden unit ends at the zero fixed point", "[n
   REQUIRE(model->report().warnings.size() == 1);
   CHECK(model->report().warnings[0].find("no hidden unit has an effect") == 0);
 }
-
-}  // namespace test_nnep

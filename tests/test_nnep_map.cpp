@@ -15,10 +15,6 @@
 #include "tests/support/random.hpp"
 #include "tests/support/tolerance.hpp"
 
-// The file in a namespace of its own: the unity build compiles test files together, and
-// this one brings a method's names in whole.
-namespace test_nnep_map {
-
 using namespace bnn;
 using namespace bnn::nnep;
 
@@ -164,5 +160,3 @@ TEST_CASE("nn-ep with initialization = map: validation, determinism and the fit"
   CHECK(difference > 1e-6);
   CHECK_NOTHROW(test::diagnostic(first->report(), "map_objective"));
 }
-
-}  // namespace test_nnep_map

@@ -14,10 +14,6 @@
 #include "methods/nnep/prior_sites.hpp"
 #include "tests/support/normal_density.hpp"
 
-// The file in a namespace of its own: the unity build compiles test files together, and
-// this one brings a method's names in whole.
-namespace test_nnep_moments {
-
 using namespace bnn;
 using namespace bnn::nnep;
 using bnn::test::normal_density;
@@ -221,5 +217,3 @@ TEST_CASE("hierarchical input-weight prior site: tilted moments equal nested qua
   CHECK(log_normal_cdf(-25.0) == Approx(std::log(0.5 * std::erfc(25.0 / std::numbers::sqrt2))).epsilon(1e-12));
   CHECK(log_normal_cdf(-40.0) == Approx(-804.6084420137538).epsilon(1e-12));
 }
-
-}  // namespace test_nnep_moments

@@ -23,10 +23,6 @@
 #include "tests/support/normal_density.hpp"
 #include "tests/support/tolerance.hpp"
 
-// The file in a namespace of its own: the unity build compiles test files together, and
-// this one brings a method's names in whole.
-namespace test_pbp {
-
 using namespace bnn;
 using namespace bnn::pbp;
 using bnn::test::numeric_derivative;
@@ -594,5 +590,3 @@ TEST_CASE("ADF updates equal the plain reference loops bit for bit (1, 2 and 4 h
     CHECK(std::isfinite(out.mean));
   }
 }
-
-}  // namespace test_pbp
