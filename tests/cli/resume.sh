@@ -2,7 +2,7 @@
 # A run killed with SIGKILL loses no finished job; the next run completes the rest and every
 # job ends up done exactly once; --rerun runs finished jobs again.
 source "$(dirname "$0")/lib.sh"
-"$BNNBENCH" datasets fetch --from "$MIRROR" protein 2>/dev/null
+"$BNNBENCH" datasets fetch --from "$MIRROR" protein > "$work/fetch.log" 2>&1 || fail "fetch failed: $(tail -3 "$work/fetch.log")"
 cat > "$work/resume.toml" <<'TOML'
 name = "resume-test"
 seed = 3
@@ -31,11 +31,14 @@ before=$(count_ok)
   fail "report sees $before jobs, the store holds more"
 [ "$before" -ge 3 ] && [ "$before" -lt 120 ] || fail "expected a partial run, found $before finished jobs"
 # --dry-run lists what is finished and what would run, and runs nothing.
-dry=$("$BNNBENCH" run "$work/resume.toml" --dry-run --results "$results" 2>/dev/null)
+dry=$("$BNNBENCH" run "$work/resume.toml" --dry-run --results "$results" 2>"$work/dry.err") ||
+  fail "dry run after the kill failed: $(tail -3 "$work/dry.err")"
 grep -q "| protein | linear | 120 | $before | 0 | 0 | 0 | 0 | 0 | $((120 - before)) |" <<<"$dry" || fail "dry run table: $dry"
 grep -q "^$((120 - before)) job(s) would run" <<<"$dry" || fail "dry run total: $dry"
 [ "$(count_ok)" -eq "$before" ] || fail "--dry-run ran jobs"
-out=$("$BNNBENCH" run "$work/resume.toml" --threads 2 --no-report --results "$results" 2>&1 | tail -1)
+out=$("$BNNBENCH" run "$work/resume.toml" --threads 2 --no-report --results "$results" 2>&1) ||
+  fail "resumed run failed: $(tail -3 <<<"$out")"
+out=$(tail -1 <<<"$out")
 grep -q "ran $((120 - before)) job(s)" <<<"$out" || fail "resumed run did not run exactly the missing jobs: $out (had $before)"
 [ "$(count_ok)" -eq 120 ] || fail "expected 120 finished jobs, found $(count_ok)"
 dups=$("$BNNBENCH" report "$work/resume.toml" --results "$results" --format splits | grep ',rmse,' | cut -d, -f1-4 | sort | uniq -d | wc -l)
