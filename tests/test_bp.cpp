@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "methods/bp/bp.hpp"
+#include "methods/core/momentum_sgd.hpp"
 #include "methods/core/relu_network.hpp"
 #include "methods/core/tuning/bayes_opt.hpp"
 #include "methods/core/tuning/refit.hpp"
@@ -35,6 +36,48 @@ TEST_CASE("ReLU network gradients match finite differences", "[bp]") {
     };
     INFO("layer " << l);
     CHECK(test::close_to(g[l], test::numeric_gradient(output_of, net.weights[l], 1e-6), 1e-6, 1e-9));
+  }
+}
+
+TEST_CASE("BP's fused SGD step equals the backward pass followed by the momentum step", "[bp]") {
+  // The separate passes (relu_backward into a zeroed gradient, then MomentumSgd::step with weight
+  // decay) computed BP's committed results; Release builds with FMA (x86-64-v3) must give their
+  // bits, other builds may fuse other multiply-adds.
+  const bp::Hyperparameters h{0.013, 0.87, 3e-4};
+  for (const std::vector<int>& hidden : {std::vector<int>{50}, {50, 50, 50}, {7, 19, 33}, {40, 1}}) {
+    Rng rng(7);
+    ReluNetwork fused = ReluNetwork::random(13, hidden, 1.0, rng);
+    ReluNetwork separate = fused;
+    std::vector<RowMatrix> v_fused, v_separate, g;
+    for (const auto& W : fused.weights) {
+      v_fused.push_back(RowMatrix::Zero(W.rows(), W.cols()));
+      g.push_back(RowMatrix::Zero(W.rows(), W.cols()));
+    }
+    v_separate = v_fused;
+    const MomentumSgd sgd{h.learning_rate, h.momentum};
+    std::vector<Eigen::VectorXd> deltas;
+    ReluCache cache;
+    for (int point = 0; point < 20; ++point) {
+      Eigen::VectorXd x(13);
+      for (Eigen::Index j = 0; j < x.size(); ++j) x[j] = standard_normal(rng);
+      const double y = standard_normal(rng);
+      const double out = relu_forward(separate.weights, x, cache);
+      for (auto& gl : g) gl.setZero();
+      relu_backward(separate.weights, cache, out - y, g);
+      for (std::size_t l = 0; l < g.size(); ++l)
+        sgd.step(separate.weights[l], v_separate[l], g[l] + h.weight_decay * separate.weights[l]);
+      REQUIRE(relu_forward(fused.weights, x, cache) == out);
+      bp::sgd_backward_step(fused, cache, out - y, h, v_fused, deltas);
+    }
+    for (std::size_t l = 0; l < g.size(); ++l) {
+      INFO("hidden " << hidden.size() << " layers, layer " << l);
+#if defined(NDEBUG) && defined(__FMA__)
+      CHECK(fused.weights[l] == separate.weights[l]);
+      CHECK(v_fused[l] == v_separate[l]);
+#else
+      CHECK(test::close_to(fused.weights[l], separate.weights[l], 1e-12, 1e-14));
+#endif
+    }
   }
 }
 
