@@ -815,6 +815,32 @@ TEST_CASE("store: round trip, replacement of failures, merge", "[store]") {
                     Catch::Contains("no results store"));
 }
 
+TEST_CASE("store: a killed run's store, whose jobs are in its -wal file, is no foreign file to run", "[store]") {
+  // A run killed while it checkpoints leaves a main file that is only whole with its -wal file.
+  // Modelled here: the files copied while the writer is open (jobs only in the -wal file), then
+  // the main file's first page zeroed. Read with the -wal file, it is our store.
+  namespace fs = std::filesystem;
+  const std::string live = scratch("store_wal_live"), killed = scratch("store_wal_killed");
+  JobRecord job;
+  job.key = {"exp", "boston", "linear", "abc", 0};
+  job.method = "linear";
+  job.status = "ok";
+  ResultsStore writer(live);
+  writer.record(job);
+  fs::create_directories(killed);
+  for (const char* suffix : {"", "-wal"})
+    fs::copy_file(live + "/bnnbench.sqlite" + suffix, killed + "/bnnbench.sqlite" + suffix,
+                  fs::copy_options::overwrite_existing);
+  REQUIRE(fs::file_size(killed + "/bnnbench.sqlite-wal") > 0);
+  {
+    std::fstream main_file(killed + "/bnnbench.sqlite", std::ios::in | std::ios::out | std::ios::binary);
+    const std::string zeros(512, '\0');
+    main_file.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
+  }
+  CHECK_NOTHROW(ResultsStore::check_output_store(killed));
+  CHECK(ResultsStore(killed, ResultsStore::Access::read_only).jobs("exp", false).size() == 1);
+}
+
 TEST_CASE("store: a failed attempt never replaces a finished job", "[store]") {
   ResultsStore store(scratch("store_keep_finished"));
   JobRecord job;

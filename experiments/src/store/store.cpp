@@ -333,12 +333,19 @@ void ResultsStore::refuse_foreign() { refuse_foreign_database(db_, path_); }
 void ResultsStore::check_output_store(const std::string& results_dir) {
   const std::string path = (fs::path(results_dir) / "bnnbench.sqlite").string();
   if (!fs::exists(path)) return;
+  // A run killed before its last checkpoint leaves jobs in the -wal file, and the main file alone
+  // may then be half written: read it with its WAL then (immutable=1 would read the main file
+  // only and take a store for a foreign file).
+  std::error_code no_size;
+  const bool hot_wal = fs::file_size(path + "-wal", no_size) > 0 && !no_size;
+  const std::string uri = hot_wal ? uri_path(path) + "?mode=ro" : uri_path(path) + "?mode=ro&immutable=1";
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2((uri_path(path) + "?mode=ro&immutable=1").c_str(), &db,
-                      SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr) !=
+      SQLITE_OK) {
     sqlite3_close(db);
     return;  // opening it for writing says why
   }
+  sqlite3_busy_timeout(db, 60000);
   try {
     refuse_foreign_database(db, path);
   } catch (...) {
