@@ -1,5 +1,5 @@
-// core/vector_math.hpp: the 4-wide erf, exp, log, sin and cos agree with the scalar std:: functions to a
-// few ulp over the ranges NN-EP uses, and an element's value does not depend on where it sits in
+// core/vector_math.hpp: the 4-wide erf, erfc, exp, log, sin and cos agree with the scalar std:: functions to a
+// few ulp over the ranges NN-EP and PBP use, and an element's value does not depend on where it sits in
 // the array or on the array's length (a padded tail goes through the same routine).
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -43,6 +43,7 @@ std::vector<double> uniform_inputs(double lo, double hi, std::size_t n, std::uin
 }
 
 double std_erf(double x) { return std::erf(x); }
+double std_erfc(double x) { return std::erfc(x); }
 double std_exp(double x) { return std::exp(x); }
 double std_log(double x) { return std::log(x); }
 double std_sin(double x) { return std::sin(x); }
@@ -50,11 +51,16 @@ double std_cos(double x) { return std::cos(x); }
 
 }  // namespace
 
-TEST_CASE("vector math: erf, exp, log, sin and cos within 4 ulp of the scalar functions", "[core]") {
+TEST_CASE("vector math: erf, erfc, exp, log, sin and cos within 4 ulp of the scalar functions", "[core]") {
   // erf of the quadrature nodes h / sqrt 2, |h| <= 8.5; exp of shifted log masses (<= 0) and of
   // the Var(g) integrand; sin on [0, pi/2]; log of uniforms on (0, 1) and cos on [0, 2 pi)
   // (Box-Muller's, standard_normals).
   CHECK(max_ulp_difference(vector_math::erf, std_erf, uniform_inputs(-6.1, 6.1, 4001, 1)) <= 4.0);
+  // erfc of PBP's |alpha| / sqrt 2 up to where the result leaves the normal doubles (26.5), and
+  // of negative arguments
+  CHECK(max_ulp_difference(vector_math::erfc, std_erfc, uniform_inputs(0.0, 26.5, 4001, 8)) <= 4.0);
+  CHECK(max_ulp_difference(vector_math::erfc, std_erfc, uniform_inputs(0.0, 1.0, 4001, 9)) <= 4.0);
+  CHECK(max_ulp_difference(vector_math::erfc, std_erfc, uniform_inputs(-6.0, 0.0, 4001, 10)) <= 4.0);
   CHECK(max_ulp_difference(vector_math::exp, std_exp, uniform_inputs(-745.0, 5.0, 4001, 2)) <= 4.0);
   CHECK(max_ulp_difference(vector_math::sin, std_sin, uniform_inputs(0.0, 1.5707963267948966, 4001, 3)) <= 4.0);
   CHECK(max_ulp_difference(vector_math::log, std_log, uniform_inputs(1e-300, 1.0, 4001, 5)) <= 4.0);
@@ -67,6 +73,10 @@ TEST_CASE("vector math: erf, exp, log, sin and cos within 4 ulp of the scalar fu
   CHECK(out[0] == -1.0);
   CHECK(out[2] == 0.0);
   CHECK(out[4] == 1.0);
+  vector_math::erfc(edges.data(), out.data(), edges.size());
+  CHECK(out[0] == 2.0);
+  CHECK(out[2] == 1.0);
+  CHECK(out[4] == 0.0);
   const std::vector<double> small = {-800.0, -std::numeric_limits<double>::infinity(), 0.0};
   out.resize(small.size());
   vector_math::exp(small.data(), out.data(), small.size());

@@ -13,6 +13,7 @@
 
 // glibc's vector ABI names: 'd' = AVX2, 'N4' = four lanes, unmasked, 'v' = one vector argument.
 extern "C" __m256d _ZGVdN4v_erf(__m256d);
+extern "C" __m256d _ZGVdN4v_erfc(__m256d);
 extern "C" __m256d _ZGVdN4v_exp(__m256d);
 extern "C" __m256d _ZGVdN4v_log(__m256d);
 extern "C" __m256d _ZGVdN4v_sin(__m256d);
@@ -35,6 +36,7 @@ void apply(const double* in, double* out, std::size_t n) {
 }  // namespace
 
 void erf(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_erf>(in, out, n); }
+void erfc(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_erfc>(in, out, n); }
 void exp(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_exp>(in, out, n); }
 void log(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_log>(in, out, n); }
 void sin(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_sin>(in, out, n); }
@@ -49,6 +51,9 @@ namespace bnn::vector_math {
 
 void erf(const double* in, double* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = std::erf(in[i]);
+}
+void erfc(const double* in, double* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = std::erfc(in[i]);
 }
 void exp(const double* in, double* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = std::exp(in[i]);

@@ -1,9 +1,10 @@
 #pragma once
-// erf, exp, log, sin and cos over arrays, four at a time through glibc's vector math library (libmvec,
-// the AVX2 variants _ZGVdN4v_*, at most 4 ulp from the correctly rounded value). NN-EP's
-// quadrature of (49) spends most of its time in these calls; the vector routines are 5-9 times
-// faster than the scalar ones. Every element goes through the same 4-wide routine (a short tail
-// is padded), so a value does not depend on its position in the array or on the array's length.
+// erf, erfc, exp, log, sin and cos over arrays, four at a time through glibc's vector math
+// library (libmvec, the AVX2 variants _ZGVdN4v_*, at most 4 ulp from the correctly rounded
+// value). NN-EP's quadrature of (49) and PBP's rectifiers spend most of their time in these
+// calls; the vector routines are 5-9 times faster than the scalar ones. Every element goes
+// through the same 4-wide routine (a short tail is padded), so a value does not depend on its
+// position in the array or on the array's length.
 // Built without AVX2 (BNNBENCH_ARCH below x86-64-v3) the scalar std:: functions are used.
 // tanh is this project's own routine in Eigen's packets (below), on every architecture.
 #include <cstddef>
@@ -12,6 +13,7 @@ namespace bnn::vector_math {
 
 // out[i] = f(in[i]) for i < n; `in` and `out` may be the same array.
 void erf(const double* in, double* out, std::size_t n);
+void erfc(const double* in, double* out, std::size_t n);
 void exp(const double* in, double* out, std::size_t n);
 void log(const double* in, double* out, std::size_t n);
 void sin(const double* in, double* out, std::size_t n);

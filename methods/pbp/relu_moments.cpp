@@ -7,10 +7,12 @@
 #endif
 
 #include "methods/core/normal.hpp"
+#include "methods/core/vector_math.hpp"
 
 namespace bnn::pbp {
 namespace {
 constexpr double kInverseSqrt2Pi = 0.39894228040143267794;  // 1 / sqrt(2 pi), the nearest double
+constexpr double kFlushAlpha = 37.5;
 double std_normal_pdf(double x) { return std::exp(-0.5 * x * x) * kInverseSqrt2Pi; }
 }  // namespace
 
@@ -59,34 +61,55 @@ void relu_moments(const double* m, const double* v, std::size_t n, ReluBatch& ou
   double* alpha = out.alpha.data();
   double* tail = out.tail.data();
   double* pdf = out.pdf.data();
+  // Three passes: erfc's and exp's arguments, |alpha| / sqrt 2 and -alpha^2 / 2, into tail and
+  // pdf; erfc and exp over the arrays (libmvec, vector_math.hpp); then the moments. AVX2 builds
+  // run the first and last passes four units at a time by hand (GCC leaves the plain loops
+  // unvectorized: sqrt's errno branch and the selects), the plain loops take the last n % 4.
+  // Beyond |alpha| = kFlushAlpha Phi(-|alpha|) < 2e-307 and phi(alpha) < 4e-306 are taken as 0:
+  // libmvec computes results that small lane by lane through the scalar routines, 5 to 50 times
+  // slower, and saturated units are common. The arguments are set to 0 there (fast) and the
+  // results to 0 after.
 #if BNN_PBP_AVX2
-  // The same operations per unit as the scalar loops below (GCC leaves those unvectorized:
-  // sqrt's errno branch and the selects), four units at a time; scalar code for the last n % 4.
   const __m256d sign = _mm256_set1_pd(-0.0), zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
   const __m256d half = _mm256_set1_pd(0.5), minus_half = _mm256_set1_pd(-0.5);
   const __m256d sqrt2 = _mm256_set1_pd(std::numbers::sqrt2), minus_30 = _mm256_set1_pd(-30.0);
+  const __m256d inverse_sqrt_2pi = _mm256_set1_pd(kInverseSqrt2Pi), flush = _mm256_set1_pd(kFlushAlpha);
   const std::size_t n4 = n & ~std::size_t{3};
-  // erfc's and exp's arguments, |alpha| / sqrt 2 and -alpha^2 / 2, kept in tail and pdf.
   for (std::size_t i = 0; i < n4; i += 4) {
     const __m256d s = _mm256_sqrt_pd(_mm256_loadu_pd(v + i));
     const __m256d a = _mm256_div_pd(_mm256_loadu_pd(m + i), s);
+    const __m256d abs_a = _mm256_andnot_pd(sign, a);
+    const __m256d kept = _mm256_cmp_pd(abs_a, flush, _CMP_LE_OQ);
     _mm256_storeu_pd(sd + i, s);
     _mm256_storeu_pd(alpha + i, a);
-    _mm256_storeu_pd(tail + i, _mm256_div_pd(_mm256_andnot_pd(sign, a), sqrt2));
-    _mm256_storeu_pd(pdf + i, _mm256_mul_pd(_mm256_mul_pd(a, minus_half), a));
+    _mm256_storeu_pd(tail + i, _mm256_and_pd(kept, _mm256_div_pd(abs_a, sqrt2)));
+    _mm256_storeu_pd(pdf + i, _mm256_and_pd(kept, _mm256_mul_pd(_mm256_mul_pd(a, minus_half), a)));
   }
-  for (std::size_t i = 0; i < n4; ++i) {  // Phi(-|alpha|) and phi(alpha): no vector forms
-    tail[i] = 0.5 * std::erfc(tail[i]);
-    pdf[i] = std::exp(pdf[i]) * kInverseSqrt2Pi;
+#else
+  const std::size_t n4 = 0;
+#endif
+#pragma omp simd
+  for (std::size_t i = n4; i < n; ++i) {
+    sd[i] = std::sqrt(v[i]);
+    alpha[i] = m[i] / sd[i];
+    const bool kept = std::abs(alpha[i]) <= kFlushAlpha;
+    tail[i] = kept ? std::abs(alpha[i]) / std::numbers::sqrt2 : 0.0;
+    pdf[i] = kept ? -0.5 * alpha[i] * alpha[i] : 0.0;
   }
+  vector_math::erfc(tail, tail, n);  // 2 Phi(-|alpha|)
+  vector_math::exp(pdf, pdf, n);     // sqrt(2 pi) phi(alpha)
+#if BNN_PBP_AVX2
   for (std::size_t i = 0; i < n4; i += 4) {
-    const __m256d a = _mm256_loadu_pd(alpha + i), s = _mm256_loadu_pd(sd + i), t = _mm256_loadu_pd(tail + i);
+    const __m256d a = _mm256_loadu_pd(alpha + i), s = _mm256_loadu_pd(sd + i);
+    const __m256d kept = _mm256_cmp_pd(_mm256_andnot_pd(sign, a), flush, _CMP_LE_OQ);
+    const __m256d t = _mm256_and_pd(kept, _mm256_mul_pd(half, _mm256_loadu_pd(tail + i)));
     const __m256d mi = _mm256_loadu_pd(m + i), vi = _mm256_loadu_pd(v + i);
     const __m256d on = _mm256_cmp_pd(a, zero, _CMP_GT_OQ);
     const __m256d one_minus_tail = _mm256_sub_pd(one, t);
     const __m256d cdf = _mm256_blendv_pd(t, one_minus_tail, on);
     const __m256d cdf_minus = _mm256_blendv_pd(one_minus_tail, t, on);
-    __m256d gamma = _mm256_div_pd(_mm256_loadu_pd(pdf + i), cdf);
+    const __m256d p = _mm256_and_pd(kept, _mm256_mul_pd(_mm256_loadu_pd(pdf + i), inverse_sqrt_2pi));
+    __m256d gamma = _mm256_div_pd(p, cdf);
     const __m256d far_off = _mm256_cmp_pd(a, minus_30, _CMP_LT_OQ);
     if (_mm256_movemask_pd(far_off)) {
       const __m256d inv = _mm256_div_pd(one, a);
@@ -107,25 +130,16 @@ void relu_moments(const double* m, const double* v, std::size_t n, ReluBatch& ou
     _mm256_storeu_pd(out.dvariance_dm.data() + i, _mm256_mul_pd(_mm256_add_pd(mean, mean), cdf_minus));
     _mm256_storeu_pd(out.dvariance_dv.data() + i, _mm256_fnmadd_pd(pdf_over_s, mean, cdf));
   }
-#else
-  const std::size_t n4 = 0;
 #endif
 #pragma omp simd
   for (std::size_t i = n4; i < n; ++i) {
-    sd[i] = std::sqrt(v[i]);
-    alpha[i] = m[i] / sd[i];
-  }
-  for (std::size_t i = n4; i < n; ++i) {  // Phi(-|alpha|) and phi(alpha): no vector forms
-    tail[i] = 0.5 * std::erfc(std::abs(alpha[i]) / std::numbers::sqrt2);
-    pdf[i] = std_normal_pdf(alpha[i]);
-  }
-#pragma omp simd
-  for (std::size_t i = n4; i < n; ++i) {
     const double a = alpha[i], s = sd[i];
-    const double cdf = a > 0.0 ? 1.0 - tail[i] : tail[i];
-    const double cdf_minus = a > 0.0 ? tail[i] : 1.0 - tail[i];
+    const bool kept = std::abs(a) <= kFlushAlpha;
+    const double t = kept ? 0.5 * tail[i] : 0.0, p = kept ? pdf[i] * kInverseSqrt2Pi : 0.0;
+    const double cdf = a > 0.0 ? 1.0 - t : t;
+    const double cdf_minus = a > 0.0 ? t : 1.0 - t;
     const double inv = 1.0 / a;
-    const double gamma = a < -30.0 ? -a - inv + 2.0 * inv * inv * inv : pdf[i] / cdf;
+    const double gamma = a < -30.0 ? -a - inv + 2.0 * inv * inv * inv : p / cdf;
     const double shifted = m[i] + s * gamma;
     const double mean = cdf * shifted;
     const double variance = mean * shifted * cdf_minus + cdf * v[i] * (1.0 - gamma * (gamma + a));

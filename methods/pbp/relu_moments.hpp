@@ -32,8 +32,10 @@ double inverse_mills(double alpha);
 
 ReluMoments relu_moments(double m, double v);
 
-// The same for n units at once (structure of arrays), everything but erfc and exp four units
-// at a time in AVX2 builds; the forward pass of PBP spends most of its rectifier time here.
+// The same for n units at once (structure of arrays), erfc and exp from glibc's vector library
+// (within 4 ulp; the scalar form above uses std::erfc and std::exp; both taken as 0 beyond
+// |alpha| = 37.5, where they are below 4e-306), the rest four units at a time in AVX2 builds;
+// the forward pass of PBP spends most of its rectifier time here.
 struct ReluBatch {
   std::vector<double> mean, variance, dmean_dm, dmean_dv, dvariance_dm, dvariance_dv;
   std::vector<double> sd, alpha, tail, pdf;  // scratch
