@@ -42,7 +42,8 @@ Hyperparameters from_unit_cube(const Eigen::VectorXd& u) {
 // after the pass to the layer below has read the old weights. Per weight the same operations as
 // the separate passes that computed BP's committed results (GCC's x86-64-v3 code for
 // relu_backward's outer product into a zeroed gradient, then MomentumSgd::step with weight decay):
-//   g = (scale delta_i) z_j + 0,  v = fma(-fma(wd, w, g), lr, momentum v),  w = w + v.
+//   g = (scale delta_i) z_j + 0,  v = fma(-fma(wd, w, g), lr, momentum v),  w = w + v
+// (builds without FMA: v = momentum v - lr (g + wd w)).
 void sgd_backward_step(ReluNetwork& net, const ReluCache& cache, double d_output, const Hyperparameters& h,
                        std::vector<RowMatrix>& velocity, std::vector<Eigen::VectorXd>& deltas) {
   const std::size_t L = net.weights.size();
@@ -63,7 +64,11 @@ void sgd_backward_step(ReluNetwork& net, const ReluCache& cache, double d_output
       double* __restrict v = velocity[l].row(i).data();
       for (Eigen::Index j = 0; j < W.cols(); ++j) {
         const double g = c * z[j] + 0.0;
+#if defined(__FMA__)
         v[j] = std::fma(-std::fma(h.weight_decay, w[j], g), h.learning_rate, h.momentum * v[j]);
+#else  // no fused multiply-add in hardware: none in the separate passes either
+        v[j] = h.momentum * v[j] - h.learning_rate * (g + h.weight_decay * w[j]);
+#endif
         w[j] += v[j];
       }
     }
