@@ -2,6 +2,8 @@
 // random erf network, its vectorized asin against std::asin, gradients against finite
 // differences, positive semi-definiteness, the inverse from the Cholesky factor against a dense
 // inverse, predictions against a direct dense solve, and the optimizer's restarts.
+#include <omp.h>
+
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -13,6 +15,7 @@
 #include "methods/gp/cholesky_inverse.hpp"
 #include "methods/gp/gp.hpp"
 #include "methods/gp/nn_kernel.hpp"
+
 #include "methods/gp/vectorized_asin.hpp"
 #include "methods/registry.hpp"
 #include "tests/support/finite_difference.hpp"
@@ -154,6 +157,87 @@ TEST_CASE("LAPACK Cholesky and inverse called from two threads at once equal the
     INFO("n = " << n);
     CHECK(mismatches == std::vector<int>{0, 0});
   }
+}
+
+TEST_CASE("The tiled Cholesky factor and inverse equal LAPACK's, the same bits on 1, 2 and 3 threads", "[gp]") {
+  Rng rng(22);
+  for (const auto& [n, tile] :
+       std::vector<std::pair<Eigen::Index, Eigen::Index>>{{300, 64}, {257, 40}, {50, 64}, {1, 8}}) {
+    const Eigen::MatrixXd A = random_matrix(n, n, rng);
+    Eigen::MatrixXd C = A * A.transpose() / static_cast<double>(n);
+    C.diagonal().array() += 0.5;
+    Eigen::MatrixXd factor = C, inverse = C;
+    REQUIRE(lapack::cholesky_lower(factor));
+    REQUIRE(lapack::cholesky_lower(inverse));
+    lapack::inverse_from_cholesky(inverse);
+    std::vector<Eigen::MatrixXd> results;
+    for (int threads : {1, 2, 3}) {
+      INFO("n = " << n << ", tile " << tile << ", " << threads << " thread(s)");
+      const int saved = omp_get_max_threads();
+      omp_set_num_threads(threads);
+      Eigen::MatrixXd M = C, scratch;
+      double elsewhere = 0.0;
+      const bool ok = tiled_cholesky_lower(M, elsewhere, tile);
+      CHECK(ok);
+      const Eigen::MatrixXd L = M.triangularView<Eigen::Lower>();
+      CHECK((L - Eigen::MatrixXd(factor.triangularView<Eigen::Lower>())).cwiseAbs().maxCoeff() < 1e-12);
+      CHECK(M.triangularView<Eigen::StrictlyUpper>().toDenseMatrix() ==
+            C.triangularView<Eigen::StrictlyUpper>().toDenseMatrix());  // left as it was
+      tiled_inverse_from_cholesky_lower(M, scratch, elsewhere, tile);
+      omp_set_num_threads(saved);
+      const Eigen::MatrixXd lower = M.triangularView<Eigen::Lower>();
+      CHECK((lower - Eigen::MatrixXd(inverse.triangularView<Eigen::Lower>())).cwiseAbs().maxCoeff() <
+            1e-10 * inverse.cwiseAbs().maxCoeff());
+      results.push_back(lower);
+      results.push_back(L);
+    }
+    INFO("n = " << n << ", tile " << tile);
+    CHECK(results[0] == results[2]);
+    CHECK(results[0] == results[4]);
+    CHECK(results[1] == results[3]);
+    CHECK(results[1] == results[5]);
+  }
+}
+
+TEST_CASE("GP-ARD fitted by tiles: the same bits on 1 and 2 threads, close to the whole-matrix fit", "[gp]") {
+  Rng data_rng(24);
+  const RegressionData data = sine_data(150, 3, data_rng);
+  const auto fit_with = [&](int tiled_from_rows, int threads) {
+    Options o;
+    o.ard = true;
+    o.tiled_from_rows = tiled_from_rows;
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    Rng fit_rng(5);
+    gp::Model model = fit(data, o, fit_rng);
+    omp_set_num_threads(saved);
+    return model;
+  };
+  const gp::Model whole = fit_with(0, 1), one = fit_with(64, 1), two = fit_with(64, 2);
+  const Hyperparameters &a = one.hyperparameters(), &b = two.hyperparameters(), &w = whole.hyperparameters();
+  CHECK(a.kernel.input_variances == b.kernel.input_variances);
+  CHECK(a.noise_variance == b.noise_variance);
+  CHECK(one.report().diagnostics == two.report().diagnostics);
+  const auto p_one = one.predict(data.X), p_two = two.predict(data.X), p_whole = whole.predict(data.X);
+  double largest_difference = 0.0;
+  for (Eigen::Index i = 0; i < data.X.rows(); ++i) {
+    CHECK(p_one->mean(i) == p_two->mean(i));
+    CHECK(p_one->variance(i) == p_two->variance(i));
+    largest_difference = std::max(largest_difference, std::abs(p_one->mean(i) - p_whole->mean(i)));
+  }
+  CHECK(largest_difference < 1e-4);
+  CHECK(std::abs(std::log(a.noise_variance / w.noise_variance)) < 1e-3);
+}
+
+TEST_CASE("The tiled Cholesky factorization reports a matrix that is not positive definite", "[gp]") {
+  Rng rng(23);
+  const Eigen::Index n = 150;
+  const Eigen::MatrixXd A = random_matrix(n, 20, rng);
+  Eigen::MatrixXd C = A * A.transpose();  // rank 20
+  C(120, 120) = -1.0;
+  double elsewhere = 0.0;
+  CHECK_FALSE(tiled_cholesky_lower(C, elsewhere, 32));
+  CHECK_THROWS_WITH(tiled_cholesky_lower(C, elsewhere, 0), Catch::Contains("tile is 0, but must be >= 1"));
 }
 
 TEST_CASE("NN kernel contraction matches finite differences of sum W o K", "[gp]") {

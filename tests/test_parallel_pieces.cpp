@@ -91,3 +91,31 @@ TEST_CASE("run_pieces: every piece runs even if some throw, and the lowest index
     CHECK(ran == std::vector<int>{1, 1, 1, 1, 1});
   }
 }
+
+TEST_CASE("run_pieces: nested pieces count each CPU second once", "[parallel]") {
+  // Two pieces that split into four each, on two threads. The CPU time reported elsewhere
+  // plus the caller's own can be no more than the process used: a nested piece counted both by
+  // its own report and by the clock of the piece that ran it would exceed it.
+  const auto process_cpu = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  };
+  const auto burn = [](double cpu) {
+    const double until = thread_cpu_seconds() + cpu;
+    while (thread_cpu_seconds() < until) {}
+  };
+  std::vector<double> inner(2, 0.0);
+  const double process0 = process_cpu(), caller0 = thread_cpu_seconds();
+  const auto outer = run_pieces(
+      2,
+      [&](int i) {
+        burn(0.02);
+        inner[static_cast<std::size_t>(i)] = run_pieces(4, [&](int) { burn(0.02); }).cpu_seconds_elsewhere;
+      },
+      2, true);
+  const double caller = thread_cpu_seconds() - caller0, process = process_cpu() - process0;
+  const double reported = caller + outer.cpu_seconds_elsewhere + inner[0] + inner[1];
+  CHECK(reported >= 0.2 - 0.005);  // 10 pieces of 20 ms
+  CHECK(reported <= process + 0.005);
+}

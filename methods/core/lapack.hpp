@@ -28,8 +28,29 @@ std::string kernel_set();
 // triangle is left as it was. Returns false if A is not positive definite.
 bool cholesky_lower(Eigen::MatrixXd& A);
 
-// Given L in the lower triangle of A (from cholesky_lower), overwrites A with the full
-// symmetric inverse (L L')^{-1} (dpotri, then the upper triangle mirrored).
-void inverse_from_cholesky(Eigen::MatrixXd& A);
+// Given L in the lower triangle of A (from cholesky_lower), overwrites the lower triangle of A
+// with that of (L L')^{-1} (dpotri); with mirror, the upper triangle too.
+void inverse_from_cholesky(Eigen::MatrixXd& A, bool mirror = true);
+
+// A column-major block of a larger matrix, for the single-threaded BLAS and LAPACK calls of a
+// tiled algorithm (each call on one tile; the tiles' order is the caller's).
+struct Block {
+  double* data;
+  int rows, cols, stride;
+};
+// A matrix's block at (row, col) of size rows x cols.
+Block block(Eigen::MatrixXd& A, Eigen::Index row, Eigen::Index col, Eigen::Index rows, Eigen::Index cols);
+
+bool cholesky_lower(Block a);                           // dpotrf: a = L L', L into the lower triangle
+void invert_lower(Block a);                             // dtrtri: L -> L^{-1} in the lower triangle
+void lower_gram(Block a);                               // dlauum: L -> lower triangle of L'L
+void solve_right_lower_transposed(Block l, Block b);    // dtrsm: b <- b L^{-T}
+void solve_left_lower(Block l, Block b, double alpha);  // dtrsm: b <- alpha L^{-1} b
+void multiply_right_lower(Block l, Block b);            // dtrmm: b <- b L
+void multiply_left_lower_transposed(Block l, Block b);  // dtrmm: b <- L' b
+void gemm(bool transpose_a, bool transpose_b, double alpha, Block a, Block b, double beta,
+          Block c);  // c <- alpha op(a) op(b) + beta c
+void syrk_lower(bool transpose, double alpha, Block a, double beta,
+                Block c);  // lower(c) <- alpha a a' (or a'a) + beta c
 
 }  // namespace bnn::lapack

@@ -7,7 +7,6 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace bnn {
@@ -19,24 +18,43 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
+// True while this thread's CPU time is already accounted for: it is a run_pieces caller (whose
+// own clock its caller reads) or it runs a piece an enclosing run_pieces measures.
+thread_local bool clock_counted = false;
+
+// Sets clock_counted for a scope and restores it.
+class CountedScope {
+ public:
+  CountedScope() : saved_(clock_counted) { clock_counted = true; }
+  ~CountedScope() { clock_counted = saved_; }
+  CountedScope(const CountedScope&) = delete;
+  CountedScope& operator=(const CountedScope&) = delete;
+
+ private:
+  bool saved_;
+};
+
 }  // namespace
 
-PiecesReport run_pieces(int count, const std::function<void(int)>& piece, int max_threads) {
+PiecesReport run_pieces(int count, const std::function<void(int)>& piece, int max_threads, bool nested) {
   if (count < 0) throw std::invalid_argument("run_pieces: count is " + std::to_string(count) + ", but must be >= 0");
   const auto n = static_cast<std::size_t>(count);
   std::vector<std::exception_ptr> errors(n);
   std::vector<double> cpu_elsewhere(n, 0.0);
-  const std::thread::id caller = std::this_thread::get_id();
-  // A tied task runs start to end on one thread, and a piece contains no task scheduling
-  // point, so the thread CPU clock around it measures the piece alone.
+  const CountedScope caller;
+  // A tied task runs start to end on one thread, and while it waits for nested pieces that
+  // thread runs only their descendants, so the thread CPU clock around a piece measures the
+  // piece and the nested pieces it ran itself, which their own reports then leave out.
   const auto run_one = [&](int i) {
-    const double start = thread_cpu_seconds();
+    const bool measure = !clock_counted;
+    const CountedScope counted;
+    const double start = measure ? thread_cpu_seconds() : 0.0;
     try {
       piece(i);
     } catch (...) {
       errors[static_cast<std::size_t>(i)] = std::current_exception();
     }
-    if (std::this_thread::get_id() != caller) cpu_elsewhere[static_cast<std::size_t>(i)] = thread_cpu_seconds() - start;
+    if (measure) cpu_elsewhere[static_cast<std::size_t>(i)] = thread_cpu_seconds() - start;
   };
   if (count == 1) {
     run_one(0);
@@ -47,7 +65,7 @@ PiecesReport run_pieces(int count, const std::function<void(int)>& piece, int ma
     for (int i = 0; i < count; ++i) run_one(i);
   } else if (count > 1) {
     const int available = max_threads > 0 ? max_threads : omp_get_max_threads();
-    const int threads = std::max(1, std::min(count, available));
+    const int threads = std::max(1, nested ? available : std::min(count, available));
 #pragma omp parallel num_threads(threads) default(shared)
 #pragma omp single
 #pragma omp taskloop grainsize(1) default(shared)

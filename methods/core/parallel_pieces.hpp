@@ -15,9 +15,12 @@ struct PiecesReport {
 };
 
 // Runs piece(0), ..., piece(count - 1), each exactly once, and returns when all are done.
-// With its own team it uses at most max_threads threads (<= 0: omp_get_max_threads()). If
-// pieces throw, every piece still runs and the exception of the lowest index is rethrown
-// afterwards: none escapes an OpenMP region.
-PiecesReport run_pieces(int count, const std::function<void(int)>& piece, int max_threads = 0);
+// With its own team it uses at most max_threads threads (<= 0: omp_get_max_threads()), and no
+// more than count unless the pieces split into pieces of their own (nested): then every thread
+// allowed, for the nested pieces to use. If pieces throw, every piece still runs and the
+// exception of the lowest index is rethrown afterwards: none escapes an OpenMP region.
+// Nested calls count each CPU second once: a piece's time is in the report of the innermost
+// call whose caller's clock does not already hold it.
+PiecesReport run_pieces(int count, const std::function<void(int)>& piece, int max_threads = 0, bool nested = false);
 
 }  // namespace bnn

@@ -7,6 +7,7 @@
 #include <Eigen/Core>
 
 #include "methods/core/model.hpp"
+#include "methods/core/options.hpp"
 #include "methods/core/rng.hpp"
 #include "nn_kernel.hpp"
 
@@ -24,6 +25,13 @@ struct Options {
   // false: the signal variance stays at initial_signal_variance, as in GPstuff's
   // gpcf_neuralnetwork (the toolbox of the EP-NN paper), whose covariance has no magnitude.
   bool learn_signal_variance = true;
+  // From this many training points on, the Cholesky factor and inverse of each evaluation go by
+  // tiles that idle threads share (cholesky_inverse.hpp): the same bits on any number of threads,
+  // not those of the whole-matrix LAPACK calls. 0: never (the default, which the committed
+  // results used).
+  int tiled_from_rows = 0;
+  // Jobs stored before tiled_from_rows existed ran without tiles: their keys stay as they were.
+  static ParamMap earlier_values() { return {{"tiled_from_rows", "0"}}; }
 
   template <class Visitor>
   void visit(Visitor&& v) {
@@ -38,6 +46,9 @@ struct Options {
     v("initial_noise_variance", initial_noise_variance, "start value of the noise variance");
     v("learn_signal_variance", learn_signal_variance,
       "optimize the signal variance; false keeps it at initial_signal_variance (GPstuff's neural-network covariance has no magnitude parameter)");
+    v("tiled_from_rows", tiled_from_rows,
+      "from this many training points on, factorize by tiles that idle threads share (same bits on any thread count, "
+      "not those of the whole-matrix LAPACK calls; 4096 suits kin40k's 5000); 0: never");
   }
   void validate() const;
 };
@@ -58,14 +69,20 @@ struct Evidence {
   Eigen::VectorXd gradient;
   double jitter = 0.0;
   bool ok = true;
+  double cpu_seconds_elsewhere = 0.0;  // of its tiled linear algebra's pieces
 };
 // The n x n matrices of one evaluation, kept by a caller that evaluates many parameter values
 // (the optimizer): allocated once instead of three fresh n x n matrices per evaluation, whose
 // pages a thread other than the main one would otherwise map and fault in again each time.
 struct EvidenceWorkspace {
   NnKernelTerms terms;
-  Eigen::MatrixXd C;  // K + noise I, its Cholesky factor, then the weights of the gradient
+  Eigen::MatrixXd C;                 // K + noise I, its Cholesky factor, then the weights of the gradient
+  Eigen::MatrixXd inverse_factor;    // L^{-1} on the way to C^{-1} (tiled path only)
+  Eigen::Index tiled_from_rows = 0;  // Options::tiled_from_rows
 };
+// Whether n points go by tiles under Options::tiled_from_rows.
+inline bool tiled(Eigen::Index n, Eigen::Index tiled_from_rows) { return tiled_from_rows > 0 && n >= tiled_from_rows; }
+
 Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& theta,
                                  bool ard, bool with_gradient, EvidenceWorkspace& workspace);
 Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& theta,
@@ -87,6 +104,7 @@ class Model final : public ModelBase {
 
 Model fit(const RegressionData& train, const Validated<Options>& options, Rng& rng);
 // The model at given hyperparameters, without optimization.
-Model condition(const RegressionData& train, const Hyperparameters& h, FitReport report = {});
+Model condition(const RegressionData& train, const Hyperparameters& h, FitReport report = {},
+                Eigen::Index tiled_from_rows = 0);
 
 }  // namespace bnn::gp

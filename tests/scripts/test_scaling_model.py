@@ -10,20 +10,60 @@ model = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(model)
 
 
-def row(method, chains=None):
-    options = "hidden_layers=10" + (f";chains={chains}" if chains else "")
-    return {"method_name": method, "config": f"method={method}|options={options}|seed=1"}
+def row(method, chains=None, n_train=100, diagnostics="", options="hidden_layers=10"):
+    options += f";chains={chains}" if chains else ""
+    return {"method_name": method, "config": f"method={method}|options={options}|seed=1", "n_train": str(n_train),
+            "diagnostics": diagnostics}
+
+
+def equal_pieces(count):
+    return [1.0 / count] * count, 0.0, None
 
 
 def jobs(*specs):
-    return [model.Job(fit, tail, pieces) for fit, tail, pieces in specs]
+    return [model.Job(fit, tail, equal_pieces(pieces)) for fit, tail, pieces in specs]
 
 
 def test_chains_are_pieces_and_other_methods_one():
-    assert model.pieces_of(row("nn-mc", 16)) == 16
-    assert model.pieces_of(row("hmc", 4)) == 4
-    assert model.pieces_of(row("gp-ard")) == 1
-    assert model.pieces_of(row("nn-mc")) == 1
+    assert model.pieces_of(row("nn-mc", 16)) == (equal_pieces(16)[0], 0.0, None)
+    assert model.pieces_of(row("hmc", 4))[0] == [0.25] * 4
+    assert model.pieces_of(row("gp-ard"))[0] == [1.0]
+    assert model.pieces_of(row("nn-mc"))[0] == [1.0]
+    assert model.pieces_of(row("bp"))[0] == [1.0]
+
+
+def test_a_gps_starts_are_pieces_in_proportion_to_their_evaluations():
+    gp = row("gp-ard", diagnostics="starts=2;start0_evaluations=30;start1_evaluations=90")
+    assert model.pieces_of(gp) == ([0.25, 0.75], 0.0, None)
+    # Tiles only with tiled_from_rows, and only from that many training points on.
+    tiled = row("gp-ard", n_train=5000, diagnostics="start0_evaluations=1", options="ard=true;tiled_from_rows=4096")
+    shares, divisible, speedup = model.pieces_of(tiled)
+    assert (shares, divisible) == ([1.0], model.GP_TILED_SHARE) and speedup(1) == pytest.approx(1.0)
+    small = row("gp-ard", n_train=4000, options="ard=true;tiled_from_rows=4096")
+    assert model.pieces_of(small)[1:] == (0.0, None)
+
+
+def test_the_tiled_factorizations_speedup_follows_its_rounds():
+    # 5000 rows: 14 tiles of 360. Each round waits for the one before, so the speed-up stays
+    # below the thread count and grows with it.
+    assert model.gp_tile_count(5000) == 14
+    speedups = [model.gp_tiled_speedup(5000, k) for k in (1, 2, 4, 8, 64)]
+    assert speedups[0] == pytest.approx(1.0)
+    assert all(a < b for a, b in zip(speedups, speedups[1:]))
+    assert all(s <= k for s, k in zip(speedups, (1, 2, 4, 8, 64)))
+    # One round of three 1-unit operations on 2 threads takes 2 units.
+    assert model.rounds_time([[1.0, 1.0, 1.0]], 2) == pytest.approx(2.0)
+
+
+def test_threads_share_a_divisible_piece():
+    # 100 s, half of it shared with a speed-up of k on k threads: 50 + 50 / 2 = 75 s on 2
+    # threads, 50 + 50 / 4 = 62.5 s on 4.
+    job = lambda: [model.Job(100.0, 0.0, ([1.0], 0.5, lambda k: float(k)))]
+    assert model.schedule(job(), cores=1, threads=1) == pytest.approx(100.0)
+    assert model.schedule(job(), cores=2, threads=2) == pytest.approx(75.0)
+    assert model.schedule(job(), cores=4, threads=4) == pytest.approx(62.5)
+    # Another process's threads cannot help.
+    assert model.schedule(job(), cores=4, threads=1) == pytest.approx(100.0)
 
 
 def test_one_thread_per_process_runs_pieces_in_turn():
@@ -56,3 +96,10 @@ def test_processes_do_not_share_pieces():
 def test_without_pieces_it_is_the_largest_first_list_schedule():
     # Jobs of 5, 4, 3, 3 on 2 cores, taken in order: 5 | 4 + 3, then 3 on the first free (5): 8.
     assert model.schedule(jobs((5.0, 0.0, 1), (4.0, 0.0, 1), (3.0, 0.0, 1), (3.0, 0.0, 1)), cores=2, threads=1) == pytest.approx(8.0)
+
+
+def test_a_thread_joins_a_shared_piece_once_its_own_job_is_done():
+    # Thread 0 runs the 100 s shareable job, thread 1 a 20 s job; from 20 s on the two share
+    # the 80 s left at speed-up 2: the run ends at 60 s.
+    runs = [model.Job(100.0, 0.0, ([1.0], 1.0, lambda k: float(k))), model.Job(20.0, 0.0, ([1.0], 0.0, None))]
+    assert model.schedule(runs, cores=2, threads=2) == pytest.approx(60.0)
