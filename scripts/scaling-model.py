@@ -4,7 +4,8 @@
 Reads results/*/jobs.csv (or jobs.csv.gz) and replays the schedule `bnnbench run` and the MPI
 run use: jobs sorted by training data size, rows x (inputs + 1), largest first (stable in the
 file's order); each thread takes the next job. The cores are processes (MPI ranks) of
---threads threads each, as `bnnbench slurm --cpus-per-task` lays them out. A job's time is
+--threads threads each, by default the spec's [cluster] threads, as `bnnbench slurm --cores`
+lays them out (experiments/EXPERIMENT.toml; 1 if it names none). A job's time is
 its fit CPU seconds plus its predict seconds; NN-MC's and HMC's chains and a GP's optimizer
 starts are independent pieces of it, which threads of the same process take up once no job is
 left to take, and a large GP's tiles let several threads share one piece (see pieces_of).
@@ -23,6 +24,7 @@ import io
 import math
 import pathlib
 import sys
+import tomllib
 
 
 def read_jobs(directory):
@@ -258,18 +260,27 @@ def duration_text(seconds):
     return f"{seconds / 3600:.2f} h"
 
 
+def spec_threads(spec):
+    """The spec's [cluster] threads: the threads of each process `bnnbench slurm --cores` uses."""
+    if not spec.exists():
+        return 1
+    with open(spec, "rb") as f:
+        return int(tomllib.load(f).get("cluster", {}).get("threads", 1))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cores", default="1,8,64,512", help="core counts, comma-separated")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="threads of each process (run --threads, slurm --cpus-per-task; default 1)")
+    parser.add_argument("--threads", type=int,
+                        help="threads of each process (run --threads, slurm --cpus-per-task; default: the "
+                             "spec's [cluster] threads, as slurm --cores uses)")
     parser.add_argument("experiments", nargs="*", help="results directories (default: results/*)")
     args = parser.parse_args()
     cores = [int(c) for c in args.cores.split(",")]
     root = pathlib.Path(__file__).resolve().parent.parent
     directories = [pathlib.Path(e) for e in args.experiments] or sorted(
         d for d in (root / "results").iterdir() if d.is_dir())
-    header = ["experiment", "jobs", "CPU total"] + [f"{c} core{'s' if c > 1 else ''}" for c in cores] + ["longest job (critical path)"]
+    header = ["experiment", "jobs", "threads", "CPU total"] + [f"{c} core{'s' if c > 1 else ''}" for c in cores] + ["longest job (critical path)"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for directory in directories:
@@ -282,11 +293,12 @@ def main():
             fit, predict = float(row["fit_cpu_seconds"] or 0), float(row["predict_seconds"] or 0)
             sized.append((-size, order, fit, predict, row))
         sized.sort(key=lambda t: (t[0], t[1]))
+        process_threads = args.threads or spec_threads(root / "experiments" / f"{directory.name}.toml")
         total = sum(t[2] + t[3] for t in sized)
         cells = []
         longest = None
         for c in cores:
-            threads = min(args.threads, c)
+            threads = min(process_threads, c)
             jobs = [Job(fit, predict, pieces_of(row)) for _, _, fit, predict, row in sized]
             wall = schedule(jobs, c, threads)
             # A job's shortest time: alone in its process, its pieces on the process's threads.
@@ -298,12 +310,12 @@ def main():
         seconds, row = longest
         shares, divisible, _ = pieces_of(row)
         spread = ""
-        if args.threads > 1 and (len(shares) > 1 or divisible > 0):
+        if process_threads > 1 and (len(shares) > 1 or divisible > 0):
             kind = "chain" if row["method_name"] in ("nn-mc", "hmc") else "start"
             spread = (f", {len(shares)} {kind}{'s' if len(shares) > 1 else ''}" +
-                      (" sharing tiles" if divisible > 0 else "") + f" on {args.threads} threads")
+                      (" sharing tiles" if divisible > 0 else "") + f" on {process_threads} threads")
         critical = f"{row['dataset']}/{row['method']}/split {row['split']}: {duration_text(seconds)}{spread}"
-        print("| " + " | ".join([directory.name, str(len(rows)), duration_text(total)] + cells + [critical]) + " |")
+        print("| " + " | ".join([directory.name, str(len(rows)), str(process_threads), duration_text(total)] + cells + [critical]) + " |")
     return 0
 
 

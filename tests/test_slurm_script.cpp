@@ -47,6 +47,27 @@ TEST_CASE("slurm script, mpi form: srun starts nodes x tasks processes of cpus-p
   CHECK_THAT(slurm_scripts(r).main, Catch::Contains("\nsrun --cpus-per-task=2 /opt"));
 }
 
+TEST_CASE("slurm script, --cores: cores / cpus-per-task processes that Slurm places", "[cluster]") {
+  SlurmRequest r = request();
+  r.cores = 64;
+  r.cpus_per_task = threads_for_cores(r.cores, 16);
+  CHECK(slurm_processes(r) == 4);
+  const SlurmScripts s = slurm_scripts(r);
+  CHECK_THAT(s.main,
+             Catch::Contains("#SBATCH --ntasks=4\n#SBATCH --cpus-per-task=16\n# 4 MPI processes of 16 threads"));
+  CHECK_THAT(s.main, !Catch::Contains("--nodes") && !Catch::Contains("--ntasks-per-node"));
+  CHECK_THAT(s.main, Catch::Contains("--cpus-per-task=16 /opt/bnnbench/bin/bnnbench run pbp-table1 "));
+  CHECK_THAT(s.main, Catch::Contains(" --threads 16 --results "));
+  // A spec asking more threads than the cores gets all the cores in one process; 65 cores of
+  // 16-thread processes: 4 processes (one core unused).
+  CHECK(threads_for_cores(8, 16) == 8);
+  CHECK(threads_for_cores(2, 1) == 1);
+  r.cores = 65;
+  CHECK(slurm_processes(r) == 4);
+  r.form = "array";
+  CHECK(slurm_scripts(r).shards == 4);
+}
+
 TEST_CASE("slurm script, array form: one task per shard, then a merge job that reports", "[cluster]") {
   SlurmRequest r = request();
   r.form = "array";
@@ -101,6 +122,11 @@ TEST_CASE("slurm script: each bad option is named", "[cluster]") {
           r.shards = 4;
         }) == "no error");
   CHECK(error([](SlurmRequest& r) { r.cpus_per_task = 0; }) == "--cpus-per-task is 0, but must be between 1 and 4096");
+  CHECK(error([](SlurmRequest& r) { r.cores = -2; }) == "--cores is -2, but must be between 1 and 10000000");
+  CHECK(error([](SlurmRequest& r) {
+          r.cores = 8;
+          r.cpus_per_task = 16;
+        }) == "--cpus-per-task 16 is more than --cores 8: not one process would fit");
 }
 
 TEST_CASE("shell quoting: words stay words", "[cluster]") {

@@ -92,3 +92,14 @@ TEST_CASE("a spec needs a data set, finite grid and posterior axes, and a known 
               "report.relative_time_to: no [[method]] is labelled 'linaer'");
   CHECK(load_text(body + "[report]\nrelative_time_to = \"linear\"\n").report.relative_time_to == "linear");
 }
+
+TEST_CASE("[cluster] threads: the threads of each process that slurm --cores lays out", "[spec]") {
+  const std::string body = head + "protocol = { kind = \"kfold\" }\n" + linear_method;
+  CHECK(load_text(body).cluster_threads == 1);
+  CHECK(load_text(body + "[cluster]\nthreads = 16\n").cluster_threads == 16);
+  check_error(body + "[cluster]\nthreads = 0\n", 7, "cluster.threads must be an integer from 1 to 4096");
+  check_error(body + "[cluster]\nthreads = \"16\"\n", 7, "cluster.threads must be an integer from 1 to 4096");
+  check_error(body + "[cluster]\nthread = 16\n", 7, "unknown key 'thread' in [cluster] (known: threads)");
+  check_error(head + "cluster = 16\nprotocol = { kind = \"kfold\" }\n" + linear_method, 3,
+              "expected a [cluster] table");
+}

@@ -26,9 +26,11 @@ int cmd_slurm(const std::vector<std::string>& args) {
   po::options_description options("bnnbench slurm options");
   // clang-format off
   options.add_options()
+      ("cores", po::value(&request.cores), "cores of the run: cores / C processes of C threads (C: --cpus-per-task, "
+       "else the spec's [cluster] threads), placed by Slurm; instead of --nodes and --ntasks-per-node")
       ("nodes", po::value(&request.nodes)->default_value(1), "nodes")
       ("ntasks-per-node", po::value(&request.tasks_per_node)->default_value(1), "MPI processes per node")
-      ("cpus-per-task", po::value(&request.cpus_per_task)->default_value(1), "threads of each process (run --threads)")
+      ("cpus-per-task", po::value(&request.cpus_per_task)->default_value(1), "threads of each process (run --threads; with --cores default: the spec's)")
       ("time", po::value(&request.time), "time limit, HH:MM:SS or D-HH:MM:SS (required)")
       ("partition", po::value(&request.partition), "partition (default: the site's)")
       ("account", po::value(&request.account), "account to charge (default: yours)")
@@ -52,8 +54,8 @@ int cmd_slurm(const std::vector<std::string>& args) {
   po::notify(vm);
   if (given.common.help) {
     print_help(
-        "usage: bnnbench slurm EXPERIMENT [run options] --time HH:MM:SS [--nodes N --ntasks-per-node T\n"
-        "                      --cpus-per-task C] [--partition P] [--form mpi|array] [--submit]\n\n"
+        "usage: bnnbench slurm EXPERIMENT [run options] --time HH:MM:SS [--cores N | --nodes N --ntasks-per-node T]\n"
+        "                      [--cpus-per-task C] [--partition P] [--form mpi|array] [--submit]\n\n"
         "Writes the sbatch script of a run of EXPERIMENT on a Slurm cluster into RESULTS/slurm/ (and\n"
         "with --submit submits it). The run is planned here first, so a bad option or spec fails now,\n"
         "not in the queue. The results directory, data directory and registries must be on a file\n"
@@ -63,6 +65,10 @@ int cmd_slurm(const std::vector<std::string>& args) {
   }
   if (given.experiment.empty()) throw po::error("missing EXPERIMENT");
   if (request.time.empty()) throw po::error("--time is required (the job's time limit, e.g. 12:00:00)");
+  const auto given_here = [&](const char* name) { return vm.count(name) && !vm[name].defaulted(); };
+  if (given_here("cores") && (given_here("nodes") || given_here("ntasks-per-node")))
+    throw po::error("--cores lets Slurm place the processes: give it or --nodes/--ntasks-per-node, not both");
+  if (given_here("cores") && request.cores == 0) throw po::error("--cores is 0, but must be between 1 and 10000000");
   exp::check_slurm_request(request);  // before the run's own checks, which name run's options
 
   // Run's options as given, each path made absolute (the nodes do not start where this runs).
@@ -70,9 +76,9 @@ int cmd_slurm(const std::vector<std::string>& args) {
   if (fs::exists(experiment) || experiment.find('/') != std::string::npos ||
       experiment.find(".toml") != std::string::npos)
     experiment = absolute(experiment);
-  const std::set<std::string> own = {"nodes",   "ntasks-per-node", "cpus-per-task", "time",   "partition",  "account",
-                                     "form",    "shards",          "mpi-plugin",    "submit", "experiment", "results",
-                                     "data-dir"};
+  const std::set<std::string> own = {"cores",   "nodes",   "ntasks-per-node", "cpus-per-task", "time",   "partition",
+                                     "account", "form",    "shards",          "mpi-plugin",    "submit", "experiment",
+                                     "results", "data-dir"};
   for (const po::option& option : parsed.options) {
     if (own.count(option.string_key)) continue;
     if (option.string_key == "threads" || option.string_key == "shard" || option.string_key == "format" ||
@@ -105,20 +111,21 @@ int cmd_slurm(const std::vector<std::string>& args) {
   RunRequest run;
   prepare_run(run_args, "", run, true);
   request.name = run.spec->name;
+  if (request.cores > 0 && !given_here("cpus-per-task"))
+    request.cpus_per_task = exp::threads_for_cores(request.cores, run.spec->cluster_threads);
   request.results_dir = absolute(run.results);
   request.script_dir = request.results_dir + "/slurm";
   const exp::SlurmScripts scripts = exp::slurm_scripts(request);
   const long jobs = static_cast<long>(run.plan->jobs.size());
-  const long workers = request.form == "mpi"
-                           ? static_cast<long>(request.nodes) * request.tasks_per_node * request.cpus_per_task
-                           : static_cast<long>(scripts.shards) * request.cpus_per_task;
+  const long processes = request.form == "mpi" ? exp::slurm_processes(request) : scripts.shards;
+  const long workers = processes * request.cpus_per_task;
 
   const exp::SlurmFiles files = exp::write_slurm_scripts(request, scripts);
   const fs::path main_script = files.main, merge_script = files.merge;
-  std::cerr << run.spec->name << ": " << jobs << " job(s) on " << workers << " thread(s) ("
-            << (request.form == "mpi" ? std::to_string(request.nodes * request.tasks_per_node) + " MPI processes"
-                                      : std::to_string(scripts.shards) + " array tasks")
-            << " x " << request.cpus_per_task << "); results in " << request.results_dir << "\n";
+  std::cerr << run.spec->name << ": " << jobs << " job(s) on " << workers << " thread(s) (" << processes
+            << (request.form == "mpi" ? " MPI processes" : " array tasks") << " x " << request.cpus_per_task
+            << (workers < request.cores ? ", " + std::to_string(request.cores - workers) + " of the cores unused" : "")
+            << "); results in " << request.results_dir << "\n";
   std::cout << "wrote " << main_script.string() << "\n";
   if (!scripts.merge.empty()) std::cout << "wrote " << merge_script.string() << "\n";
   if (!submit) {

@@ -53,6 +53,9 @@ CASES=$(cat <<'TABLE'
 2|mc-dropout: samples is 100000000, but must be <= 1000000 \(each pass is stored, 4 bytes per test point\)|fit mc-dropout --header no --train a.csv --test b.csv --set samples=100000000
 2|--cpus-per-task is 0, but must be between 1 and 4096|slurm quickstart --time 01:00:00 --cpus-per-task 0 --results store
 2|--shards 3 is for --form array|slurm quickstart --time 01:00:00 --shards 3 --results store
+2|--cores lets Slurm place the processes: give it or --nodes/--ntasks-per-node, not both|slurm quickstart --time 01:00:00 --cores 8 --nodes 2 --results store
+2|--cores is 0, but must be between 1 and 10000000|slurm quickstart --time 01:00:00 --cores 0 --results store
+2|--cpus-per-task 4 is more than --cores 2: not one process would fit|slurm quickstart --time 01:00:00 --cores 2 --cpus-per-task 4 --results store
 2|--time '00:00:00' is under a minute: Slurm would end the job before it runs|slurm quickstart --time 00:00:00 --results store
 2|lineer.toml, line [0-9]+: \[\[method\]\] linear: unknown method 'lineer'|run ./lineer.toml --results store --datasets boston
 2|sha265.toml, line [0-9]+, column [0-9]+: unknown key 'sha265' in an entry of 'files'|datasets list --registry sha265.toml

@@ -103,3 +103,12 @@ def test_a_thread_joins_a_shared_piece_once_its_own_job_is_done():
     # the 80 s left at speed-up 2: the run ends at 60 s.
     runs = [model.Job(100.0, 0.0, ([1.0], 1.0, lambda k: float(k))), model.Job(20.0, 0.0, ([1.0], 0.0, None))]
     assert model.schedule(runs, cores=2, threads=2) == pytest.approx(60.0)
+
+
+def test_threads_per_process_come_from_the_specs_cluster_table(tmp_path):
+    spec = tmp_path / "table.toml"
+    spec.write_text('name = "table"\n[cluster]\nthreads = 16\n')
+    assert model.spec_threads(spec) == 16
+    spec.write_text('name = "table"\n')
+    assert model.spec_threads(spec) == 1
+    assert model.spec_threads(tmp_path / "missing.toml") == 1

@@ -32,9 +32,15 @@ wait_for() {  # job id: until it has ended; fails unless COMPLETED
   [ "$s" = COMPLETED ] || { cat "$2"/slurm/*.out >&2 2>/dev/null; fail "job $1 ended $s"; }
 }
 
-# The MPI form: one job, 2 processes started by srun.
-out=$("$BNNBENCH" slurm "${selection[@]}" --nodes 1 --ntasks-per-node 2 --cpus-per-task 1 --time 00:20:00 \
-  --results "$work/mpi" --submit)
+# --cores lays the run out in processes of the spec's [cluster] threads, which Slurm places.
+printf 'name = "cores"\ndatasets = ["boston"]\nprotocol = { kind = "kfold", folds = 2 }\n[[method]]\nmethod = "linear"\n[cluster]\nthreads = 3\n' > cores.toml
+"$BNNBENCH" slurm ./cores.toml --cores 7 --time 00:20:00 --results "$work/cores" >/dev/null 2>cores.err
+grep -q '^#SBATCH --ntasks=2$' "$work/cores/slurm/cores.sbatch" || fail "--cores 7 of 3 threads: not 2 processes"
+grep -q '^#SBATCH --cpus-per-task=3$' "$work/cores/slurm/cores.sbatch" || fail "the spec's 3 threads were not used"
+grep -q '(2 MPI processes x 3, 1 of the cores unused)' cores.err || fail "no note of the unused core: $(cat cores.err)"
+
+# The MPI form: one job, 2 processes of the spec's 1 thread started by srun.
+out=$("$BNNBENCH" slurm "${selection[@]}" --cores 2 --time 00:20:00 --results "$work/mpi" --submit)
 id=$(sed -n 's/^submitted job \([0-9]*\) .*/\1/p' <<<"$out")
 [ -n "$id" ] || fail "no job id: $out"
 wait_for "$id" "$work/mpi"

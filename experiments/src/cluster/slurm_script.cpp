@@ -1,5 +1,6 @@
 #include "experiments/src/cluster/slurm_script.hpp"
 
+#include <algorithm>
 #include <regex>
 #include <stdexcept>
 
@@ -45,7 +46,19 @@ std::string shell_quote(const std::string& word) {
   return out + "'";
 }
 
+int slurm_processes(const SlurmRequest& r) {
+  return r.cores > 0 ? r.cores / r.cpus_per_task : r.nodes * r.tasks_per_node;
+}
+
+int threads_for_cores(int cores, int spec_threads) { return std::max(1, std::min(cores, spec_threads)); }
+
 void check_slurm_request(const SlurmRequest& r) {
+  if (r.cores != 0) {
+    check_count("cores", r.cores, 10'000'000);
+    if (r.cpus_per_task > r.cores)
+      throw std::invalid_argument("--cpus-per-task " + std::to_string(r.cpus_per_task) + " is more than --cores " +
+                                  std::to_string(r.cores) + ": not one process would fit");
+  }
   check_count("nodes", r.nodes, 100000);
   check_count("ntasks-per-node", r.tasks_per_node, 4096);
   check_count("cpus-per-task", r.cpus_per_task, 4096);
@@ -81,10 +94,14 @@ SlurmScripts slurm_scripts(const SlurmRequest& r) {
   SlurmScripts s;
   if (r.form == "mpi") {
     s.main = header(r, name, "%x-%j.out");
-    s.main += "#SBATCH --nodes=" + std::to_string(r.nodes) + "\n";
-    s.main += "#SBATCH --ntasks-per-node=" + std::to_string(r.tasks_per_node) + "\n";
+    if (r.cores > 0) {
+      s.main += "#SBATCH --ntasks=" + std::to_string(slurm_processes(r)) + "\n";
+    } else {
+      s.main += "#SBATCH --nodes=" + std::to_string(r.nodes) + "\n";
+      s.main += "#SBATCH --ntasks-per-node=" + std::to_string(r.tasks_per_node) + "\n";
+    }
     s.main += "#SBATCH --cpus-per-task=" + threads + "\n";
-    s.main += "# " + std::to_string(r.nodes * r.tasks_per_node) + " MPI processes of " + threads +
+    s.main += "# " + std::to_string(slurm_processes(r)) + " MPI processes of " + threads +
               " threads: rank 0 owns the results store and hands the jobs out, largest first.\n"
               "# Submitting this script again after a time limit or a failure resumes the run.\n"
               "set -euo pipefail\n";
@@ -98,7 +115,7 @@ SlurmScripts slurm_scripts(const SlurmRequest& r) {
     return s;
   }
 
-  s.shards = r.shards > 0 ? r.shards : r.nodes * r.tasks_per_node;
+  s.shards = r.shards > 0 ? r.shards : slurm_processes(r);
   const std::string shards = std::to_string(s.shards);
   const std::string shard_dir = r.results_dir + "/shards";
   s.main = header(r, name, "%x-%A_%a.out");

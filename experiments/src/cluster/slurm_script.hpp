@@ -1,7 +1,8 @@
 #pragma once
 // The sbatch scripts of `bnnbench slurm`: an experiment run on a Slurm cluster.
 //   mpi form:   one job of nodes x tasks-per-node MPI processes started by srun, each with
-//               cpus-per-task threads (cluster/mpi_run.hpp: dynamic, largest job first);
+//               cpus-per-task threads (cluster/mpi_run.hpp: dynamic, largest job first); or,
+//               with `cores`, cores / cpus-per-task processes that Slurm places (--ntasks);
 //   array form: for sites without MPI, one array task per shard (`run --shard K/N`, each
 //               into its own store), then a merge job that starts when all succeeded
 //               (--dependency=afterok) and writes the report.
@@ -19,6 +20,7 @@ struct SlurmRequest {
   std::string results_dir;               // absolute
   std::string script_dir;                // absolute; the scripts and Slurm's output files
   int nodes = 1, tasks_per_node = 1, cpus_per_task = 1;
+  int cores = 0;                    // > 0: cores / cpus_per_task processes wherever Slurm places them (nodes unused)
   std::string time;                 // [D-]HH:MM:SS
   std::string partition, account;   // empty: the site's default
   std::string form = "mpi";         // "mpi" or "array"
@@ -31,6 +33,12 @@ struct SlurmScripts {
   std::string merge;  // array form: the merge and report job; empty otherwise
   int shards = 0;     // array form: array tasks
 };
+
+// MPI processes (mpi form) or array tasks (array form, unless --shards says otherwise).
+int slurm_processes(const SlurmRequest& request);
+
+// Threads of each process for `--cores`: the spec's [cluster] threads, at most the cores.
+int threads_for_cores(int cores, int spec_threads);
 
 // Checks the options a user gives (throws std::invalid_argument naming the option): counts,
 // a time limit of at least a minute, --shards only with the array form.

@@ -268,7 +268,7 @@ class SpecReader {
     s.path = file_;
     allow_keys(root,
                {"name", "title", "paper", "notes", "seed", "scale", "normalization", "protocol", "datasets",
-                "per_dataset", "method", "report", "grid", "artifacts", "active_learning", "reference"},
+                "per_dataset", "method", "report", "grid", "artifacts", "active_learning", "reference", "cluster"},
                "the experiment");
     s.name = text(root, "name", true);
     // the name is a folder of results/: one plain component
@@ -489,6 +489,17 @@ class SpecReader {
     if (const toml::node* a = root.get("artifacts")) {
       if (!a->is_array_of_tables()) fail(*a, "expected [[artifacts]] tables");
       for (const auto& node : *a->as_array()) s.artifacts.push_back(artifact(*node.as_table(), s));
+    }
+
+    if (const toml::node* cluster = root.get("cluster")) {
+      const toml::table* c = cluster->as_table();
+      if (!c) fail(*cluster, "expected a [cluster] table");
+      allow_keys(*c, {"threads"}, "[cluster]");
+      if (const toml::node* t = c->get("threads")) {
+        if (!t->is_integer() || *t->value<std::int64_t>() < 1 || *t->value<std::int64_t>() > 4096)
+          fail(*t, "cluster.threads must be an integer from 1 to 4096");
+        s.cluster_threads = static_cast<int>(*t->value<std::int64_t>());
+      }
     }
 
     if (const toml::node* refs = root.get("reference")) {

@@ -131,6 +131,9 @@ struct ExperimentSpec {
   std::optional<GridSpec> grid;
   std::vector<ArtifactSpec> artifacts;
   std::optional<ActiveLearningSpec> active_learning;
+  // [cluster] threads: threads of each process when `bnnbench slurm --cores N` lays the run
+  // out (N / threads processes); more than 1 where jobs have pieces that threads share.
+  int cluster_threads = 1;
 
   const data::Protocol& protocol_for(const DatasetConfig& d) const { return d.protocol ? *d.protocol : protocol; }
 };
