@@ -1,6 +1,7 @@
 """scripts/scaling-model.py: the replayed schedule on cases whose makespan is known by hand."""
 import importlib.util
 import pathlib
+import re
 
 import pytest
 
@@ -112,3 +113,16 @@ def test_threads_per_process_come_from_the_specs_cluster_table(tmp_path):
     spec.write_text('name = "table"\n')
     assert model.spec_threads(spec) == 1
     assert model.spec_threads(tmp_path / "missing.toml") == 1
+
+
+def test_the_tile_size_is_the_codes():
+    # The model copies the C++ tile size (methods/gp/cholesky_inverse.hpp): a change there must
+    # change the model too.
+    header = (pathlib.Path(__file__).resolve().parents[2] / "methods" / "gp" / "cholesky_inverse.hpp").read_text()
+    match = re.search(r"inline constexpr Eigen::Index kTile = (\d+);", header)
+    assert match, "kTile not found in cholesky_inverse.hpp"
+    assert model.GP_TILE == int(match.group(1))
+    # Equal tiles, a multiple of 8 rows: 5000 rows -> 14 tiles of 360 (the last 320).
+    assert model.gp_tile_count(5000) == 14
+    assert model.gp_tile_count(384) == 1
+    assert model.gp_tile_count(385) == 2
