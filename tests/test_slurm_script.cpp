@@ -50,7 +50,7 @@ TEST_CASE("slurm script, mpi form: srun starts nodes x tasks processes of cpus-p
 TEST_CASE("slurm script, --cores: cores / cpus-per-task processes that Slurm places", "[cluster]") {
   SlurmRequest r = request();
   r.cores = 64;
-  r.cpus_per_task = threads_for_cores(r.cores, 16);
+  r.cpus_per_task = threads_for_cores(*r.cores, 16);
   CHECK(slurm_processes(r) == 4);
   const SlurmScripts s = slurm_scripts(r);
   CHECK_THAT(s.main,
@@ -123,6 +123,7 @@ TEST_CASE("slurm script: each bad option is named", "[cluster]") {
         }) == "no error");
   CHECK(error([](SlurmRequest& r) { r.cpus_per_task = 0; }) == "--cpus-per-task is 0, but must be between 1 and 4096");
   CHECK(error([](SlurmRequest& r) { r.cores = -2; }) == "--cores is -2, but must be between 1 and 10000000");
+  CHECK(error([](SlurmRequest& r) { r.cores = 0; }) == "--cores is 0, but must be between 1 and 10000000");
   CHECK(error([](SlurmRequest& r) {
           r.cores = 8;
           r.cpus_per_task = 16;

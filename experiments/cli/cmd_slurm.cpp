@@ -21,12 +21,13 @@ std::string absolute(const std::string& path) { return fs::absolute(path).lexica
 
 int cmd_slurm(const std::vector<std::string>& args) {
   exp::SlurmRequest request;
+  int cores = 0;
   RunRequest given;  // run's options, parsed here only to pass them on
   bool submit = false;
   po::options_description options("bnnbench slurm options");
   // clang-format off
   options.add_options()
-      ("cores", po::value(&request.cores), "cores of the run: cores / C processes of C threads (C: --cpus-per-task, "
+      ("cores", po::value(&cores), "cores of the run: cores / C processes of C threads (C: --cpus-per-task, "
        "else the spec's [cluster] threads), placed by Slurm; instead of --nodes and --ntasks-per-node")
       ("nodes", po::value(&request.nodes)->default_value(1), "nodes")
       ("ntasks-per-node", po::value(&request.tasks_per_node)->default_value(1), "MPI processes per node")
@@ -68,7 +69,7 @@ int cmd_slurm(const std::vector<std::string>& args) {
   const auto given_here = [&](const char* name) { return vm.count(name) && !vm[name].defaulted(); };
   if (given_here("cores") && (given_here("nodes") || given_here("ntasks-per-node")))
     throw po::error("--cores lets Slurm place the processes: give it or --nodes/--ntasks-per-node, not both");
-  if (given_here("cores") && request.cores == 0) throw po::error("--cores is 0, but must be between 1 and 10000000");
+  if (given_here("cores")) request.cores = cores;
   exp::check_slurm_request(request);  // before the run's own checks, which name run's options
 
   // Run's options as given, each path made absolute (the nodes do not start where this runs).
@@ -111,8 +112,8 @@ int cmd_slurm(const std::vector<std::string>& args) {
   RunRequest run;
   prepare_run(run_args, "", run, true);
   request.name = run.spec->name;
-  if (request.cores > 0 && !given_here("cpus-per-task"))
-    request.cpus_per_task = exp::threads_for_cores(request.cores, run.spec->cluster_threads);
+  if (request.cores && !given_here("cpus-per-task"))
+    request.cpus_per_task = exp::threads_for_cores(*request.cores, run.spec->cluster_threads);
   request.results_dir = absolute(run.results);
   request.script_dir = request.results_dir + "/slurm";
   const exp::SlurmScripts scripts = exp::slurm_scripts(request);
@@ -124,7 +125,9 @@ int cmd_slurm(const std::vector<std::string>& args) {
   const fs::path main_script = files.main, merge_script = files.merge;
   std::cerr << run.spec->name << ": " << jobs << " job(s) on " << workers << " thread(s) (" << processes
             << (request.form == "mpi" ? " MPI processes" : " array tasks") << " x " << request.cpus_per_task
-            << (workers < request.cores ? ", " + std::to_string(request.cores - workers) + " of the cores unused" : "")
+            << (workers < request.cores.value_or(0)
+                    ? ", " + std::to_string(*request.cores - workers) + " of the cores unused"
+                    : "")
             << "); results in " << request.results_dir << "\n";
   std::cout << "wrote " << main_script.string() << "\n";
   if (!scripts.merge.empty()) std::cout << "wrote " << merge_script.string() << "\n";

@@ -46,18 +46,16 @@ std::string shell_quote(const std::string& word) {
   return out + "'";
 }
 
-int slurm_processes(const SlurmRequest& r) {
-  return r.cores > 0 ? r.cores / r.cpus_per_task : r.nodes * r.tasks_per_node;
-}
+int slurm_processes(const SlurmRequest& r) { return r.cores ? *r.cores / r.cpus_per_task : r.nodes * r.tasks_per_node; }
 
-int threads_for_cores(int cores, int spec_threads) { return std::max(1, std::min(cores, spec_threads)); }
+int threads_for_cores(int cores, int spec_threads) { return std::min(cores, spec_threads); }
 
 void check_slurm_request(const SlurmRequest& r) {
-  if (r.cores != 0) {
-    check_count("cores", r.cores, 10'000'000);
-    if (r.cpus_per_task > r.cores)
+  if (r.cores) {
+    check_count("cores", *r.cores, 10'000'000);
+    if (r.cpus_per_task > *r.cores)
       throw std::invalid_argument("--cpus-per-task " + std::to_string(r.cpus_per_task) + " is more than --cores " +
-                                  std::to_string(r.cores) + ": not one process would fit");
+                                  std::to_string(*r.cores) + ": not one process would fit");
   }
   check_count("nodes", r.nodes, 100000);
   check_count("ntasks-per-node", r.tasks_per_node, 4096);
@@ -94,7 +92,7 @@ SlurmScripts slurm_scripts(const SlurmRequest& r) {
   SlurmScripts s;
   if (r.form == "mpi") {
     s.main = header(r, name, "%x-%j.out");
-    if (r.cores > 0) {
+    if (r.cores) {
       s.main += "#SBATCH --ntasks=" + std::to_string(slurm_processes(r)) + "\n";
     } else {
       s.main += "#SBATCH --nodes=" + std::to_string(r.nodes) + "\n";

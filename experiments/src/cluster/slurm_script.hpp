@@ -7,6 +7,7 @@
 //               into its own store), then a merge job that starts when all succeeded
 //               (--dependency=afterok) and writes the report.
 // Rerunning a script resumes: finished jobs are kept (a time limit hit is not a loss).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,7 @@ struct SlurmRequest {
   std::string results_dir;               // absolute
   std::string script_dir;                // absolute; the scripts and Slurm's output files
   int nodes = 1, tasks_per_node = 1, cpus_per_task = 1;
-  int cores = 0;                    // > 0: cores / cpus_per_task processes wherever Slurm places them (nodes unused)
+  std::optional<int> cores;         // given: cores / cpus_per_task processes wherever Slurm places them (nodes unused)
   std::string time;                 // [D-]HH:MM:SS
   std::string partition, account;   // empty: the site's default
   std::string form = "mpi";         // "mpi" or "array"
@@ -37,7 +38,7 @@ struct SlurmScripts {
 // MPI processes (mpi form) or array tasks (array form, unless --shards says otherwise).
 int slurm_processes(const SlurmRequest& request);
 
-// Threads of each process for `--cores`: the spec's [cluster] threads, at most the cores.
+// Threads of each process for `--cores` (both >= 1): the spec's [cluster] threads, at most the cores.
 int threads_for_cores(int cores, int spec_threads);
 
 // Checks the options a user gives (throws std::invalid_argument naming the option): counts,
