@@ -23,6 +23,12 @@ std::string_view trim_spaces(std::string_view s) {
   return s;
 }
 
+// A byte as two lowercase hexadecimal digits.
+std::string hex_byte(unsigned char u) {
+  static const char* hex = "0123456789abcdef";
+  return {hex[u >> 4], hex[u & 15]};
+}
+
 // Printable, bounded rendering of a token for error messages.
 std::string quote(std::string_view token) {
   std::string out = "'";
@@ -31,10 +37,7 @@ std::string quote(std::string_view token) {
     if (c >= 0x20 && c < 0x7f) {
       out += static_cast<char>(c);
     } else {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
+      out += "\\x" + hex_byte(c);
     }
   }
   if (token.size() > 40) out += "...";
@@ -48,11 +51,7 @@ bool is_binary_byte(char c) {
   return (u < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r') || u == 0x7f;
 }
 
-std::string byte_name(char c) {
-  static const char* hex = "0123456789abcdef";
-  const auto u = static_cast<unsigned char>(c);
-  return std::string("0x") + hex[u >> 4] + hex[u & 15];
-}
+std::string byte_name(char c) { return "0x" + hex_byte(static_cast<unsigned char>(c)); }
 
 long line_of(std::string_view text, std::size_t pos) {
   return 1 + static_cast<long>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));

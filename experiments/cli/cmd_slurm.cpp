@@ -119,16 +119,14 @@ int cmd_slurm(const std::vector<std::string>& args) {
   const exp::SlurmScripts scripts = exp::slurm_scripts(request);
   const long jobs = static_cast<long>(run.plan->jobs.size());
   const long processes = request.form == "mpi" ? exp::slurm_processes(request) : scripts.shards;
-  const long workers = processes * request.cpus_per_task;
+  const long workers = processes * request.cpus_per_task, unused = request.cores.value_or(0) - workers;
 
   const exp::SlurmFiles files = exp::write_slurm_scripts(request, scripts);
   const fs::path main_script = files.main, merge_script = files.merge;
   std::cerr << run.spec->name << ": " << jobs << " job(s) on " << workers << " thread(s) (" << processes
             << (request.form == "mpi" ? " MPI processes" : " array tasks") << " x " << request.cpus_per_task
-            << (workers < request.cores.value_or(0)
-                    ? ", " + std::to_string(*request.cores - workers) + " of the cores unused"
-                    : "")
-            << "); results in " << request.results_dir << "\n";
+            << (unused > 0 ? ", " + std::to_string(unused) + " of the cores unused" : "") << "); results in "
+            << request.results_dir << "\n";
   std::cout << "wrote " << main_script.string() << "\n";
   if (!scripts.merge.empty()) std::cout << "wrote " << merge_script.string() << "\n";
   if (!submit) {
