@@ -84,8 +84,8 @@ int main(int argc, char** argv) {
     if (command == "version" || command == "--version") {
       std::cout << "bnnbench " << bnn::exp::code_version() << " (OpenBLAS " << bnn::lapack::kernel_set()
                 << " kernels, Eigen products blocked for a " << Eigen::l1CacheSize() / 1024 << " KiB L1, "
-                << (bnn::vector_math::vectorized() ? "erf/erfc/exp/log/sin/cos from glibc's AVX2 libmvec"
-                                                   : "scalar erf/erfc/exp/log/sin/cos")
+                << (bnn::vector_math::vectorized() ? "erf/erfc/exp/sin/cos from glibc's AVX2 libmvec"
+                                                   : "scalar erf/erfc/exp/sin/cos")
                 << ")\n";
       return 0;
     }

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numbers>
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -15,7 +16,6 @@
 extern "C" __m256d _ZGVdN4v_erf(__m256d);
 extern "C" __m256d _ZGVdN4v_erfc(__m256d);
 extern "C" __m256d _ZGVdN4v_exp(__m256d);
-extern "C" __m256d _ZGVdN4v_log(__m256d);
 extern "C" __m256d _ZGVdN4v_sin(__m256d);
 extern "C" __m256d _ZGVdN4v_cos(__m256d);
 
@@ -38,7 +38,6 @@ void apply(const double* in, double* out, std::size_t n) {
 void erf(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_erf>(in, out, n); }
 void erfc(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_erfc>(in, out, n); }
 void exp(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_exp>(in, out, n); }
-void log(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_log>(in, out, n); }
 void sin(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_sin>(in, out, n); }
 void cos(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_cos>(in, out, n); }
 bool vectorized() { return true; }
@@ -57,9 +56,6 @@ void erfc(const double* in, double* out, std::size_t n) {
 }
 void exp(const double* in, double* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = std::exp(in[i]);
-}
-void log(const double* in, double* out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = std::log(in[i]);
 }
 void sin(const double* in, double* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = std::sin(in[i]);
@@ -124,16 +120,32 @@ Packet packet_tanh(const Packet& x) {
   return simd::por(simd::pdiv(numerator, denominator), sign);
 }
 
-}  // namespace
+// log(x) by Eigen's plog (Cephes' reduction to [sqrt(1/2), sqrt 2) and a rational form, in
+// plain arithmetic), which takes a subnormal x as the smallest normal number: those are scaled
+// by 2^54 first and 54 ln 2 taken off.
+Packet packet_log(const Packet& x) {
+  const Packet subnormal = simd::pcmp_lt(x, simd::pset1<Packet>(std::numeric_limits<double>::min()));
+  const Packet scaled = simd::pselect(subnormal, simd::pmul(x, simd::pset1<Packet>(0x1p54)), x);
+  const Packet log = simd::plog(scaled);
+  return simd::pselect(subnormal, simd::psub(log, simd::pset1<Packet>(54.0 * std::numbers::ln2)), log);
+}
 
-void tanh(const double* in, double* out, std::size_t n) {
+// out[i] = f(in[i]) in packets; a short tail is padded, so a value does not depend on its position.
+template <Packet (*F)(const Packet&)>
+void apply_packets(const double* in, double* out, std::size_t n) {
   const std::size_t full = n - n % kLanes;
-  for (std::size_t i = 0; i < full; i += kLanes) simd::pstoreu(out + i, packet_tanh(simd::ploadu<Packet>(in + i)));
+  for (std::size_t i = 0; i < full; i += kLanes) simd::pstoreu(out + i, F(simd::ploadu<Packet>(in + i)));
   if (full == n) return;
   double tail[kLanes] = {};
+  std::fill(tail, tail + kLanes, 1.0);
   std::copy(in + full, in + n, tail);
-  simd::pstoreu(tail, packet_tanh(simd::ploadu<Packet>(tail)));
+  simd::pstoreu(tail, F(simd::ploadu<Packet>(tail)));
   std::copy(tail, tail + (n - full), out + full);
 }
+
+}  // namespace
+
+void log(const double* in, double* out, std::size_t n) { apply_packets<packet_log>(in, out, n); }
+void tanh(const double* in, double* out, std::size_t n) { apply_packets<packet_tanh>(in, out, n); }
 
 }  // namespace bnn::vector_math

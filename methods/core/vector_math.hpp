@@ -1,12 +1,15 @@
 #pragma once
-// erf, erfc, exp, log, sin and cos over arrays, four at a time through glibc's vector math
-// library (libmvec, the AVX2 variants _ZGVdN4v_*, at most 4 ulp from the correctly rounded
-// value). NN-EP's quadrature of (49) and PBP's rectifiers spend most of their time in these
-// calls; the vector routines are 5-9 times faster than the scalar ones. Every element goes
-// through the same 4-wide routine (a short tail is padded), so a value does not depend on its
-// position in the array or on the array's length.
+// erf, erfc, exp, sin and cos over arrays, four at a time through glibc's vector math library
+// (libmvec, the AVX2 variants _ZGVdN4v_*, at most 4 ulp from the correctly rounded value).
+// NN-EP's quadrature of (49) and PBP's rectifiers spend most of their time in these calls; the
+// vector routines are 5-9 times faster than the scalar ones. Every element goes through the
+// same 4-wide routine (a short tail is padded), so a value does not depend on its position in
+// the array or on the array's length.
 // Built without AVX2 (BNNBENCH_ARCH below x86-64-v3) the scalar std:: functions are used.
-// tanh is this project's own routine in Eigen's packets (below), on every architecture.
+// log and tanh are this project's own routines in Eigen's packets (below), on every
+// architecture: libmvec's log starts from vrcpps, an approximate reciprocal whose bits differ
+// between Intel's and AMD's processors, so its results (and VI's normal draws) were not the
+// same on every machine; plain arithmetic is.
 #include <cstddef>
 
 namespace bnn::vector_math {
