@@ -9,6 +9,31 @@
 #include <limits>
 #include <numbers>
 
+namespace bnn::vector_math {
+namespace {
+
+// Eigen's SIMD packets (4 doubles with AVX2), loaded and stored unaligned.
+namespace simd = Eigen::internal;
+using Packet = simd::packet_traits<double>::type;
+using PacketBits = std::int64_t __attribute__((vector_size(sizeof(Packet))));
+constexpr std::size_t kLanes = simd::packet_traits<double>::size;
+
+// out[i] = f(in[i]) in packets; a short tail is padded, so a value does not depend on its position.
+template <Packet (*F)(const Packet&)>
+void apply_packets(const double* in, double* out, std::size_t n) {
+  const std::size_t full = n - n % kLanes;
+  for (std::size_t i = 0; i < full; i += kLanes) simd::pstoreu(out + i, F(simd::ploadu<Packet>(in + i)));
+  if (full == n) return;
+  double tail[kLanes];
+  std::fill(tail, tail + kLanes, 1.0);
+  std::copy(in + full, in + n, tail);
+  simd::pstoreu(tail, F(simd::ploadu<Packet>(tail)));
+  std::copy(tail, tail + (n - full), out + full);
+}
+
+}  // namespace
+}  // namespace bnn::vector_math
+
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 
@@ -22,24 +47,19 @@ extern "C" __m256d _ZGVdN4v_cos(__m256d);
 namespace bnn::vector_math {
 namespace {
 
+// A libmvec routine as a packet function (Eigen's AVX packet of doubles is __m256d).
 template <__m256d (*Routine)(__m256d)>
-void apply(const double* in, double* out, std::size_t n) {
-  std::size_t i = 0;
-  for (; i + 4 <= n; i += 4) _mm256_storeu_pd(out + i, Routine(_mm256_loadu_pd(in + i)));
-  if (i == n) return;
-  double lanes[4] = {0.0, 0.0, 0.0, 0.0};
-  for (std::size_t j = i; j < n; ++j) lanes[j - i] = in[j];
-  _mm256_storeu_pd(lanes, Routine(_mm256_loadu_pd(lanes)));
-  for (std::size_t j = i; j < n; ++j) out[j] = lanes[j - i];
+Packet libmvec(const Packet& x) {
+  return Routine(x);
 }
 
 }  // namespace
 
-void erf(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_erf>(in, out, n); }
-void erfc(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_erfc>(in, out, n); }
-void exp(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_exp>(in, out, n); }
-void sin(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_sin>(in, out, n); }
-void cos(const double* in, double* out, std::size_t n) { apply<_ZGVdN4v_cos>(in, out, n); }
+void erf(const double* in, double* out, std::size_t n) { apply_packets<libmvec<_ZGVdN4v_erf>>(in, out, n); }
+void erfc(const double* in, double* out, std::size_t n) { apply_packets<libmvec<_ZGVdN4v_erfc>>(in, out, n); }
+void exp(const double* in, double* out, std::size_t n) { apply_packets<libmvec<_ZGVdN4v_exp>>(in, out, n); }
+void sin(const double* in, double* out, std::size_t n) { apply_packets<libmvec<_ZGVdN4v_sin>>(in, out, n); }
+void cos(const double* in, double* out, std::size_t n) { apply_packets<libmvec<_ZGVdN4v_cos>>(in, out, n); }
 bool vectorized() { return true; }
 
 }  // namespace bnn::vector_math
@@ -71,12 +91,6 @@ bool vectorized() { return false; }
 
 namespace bnn::vector_math {
 namespace {
-
-// Eigen's SIMD packets (4 doubles with AVX2), loaded and stored unaligned.
-namespace simd = Eigen::internal;
-using Packet = simd::packet_traits<double>::type;
-using PacketBits = std::int64_t __attribute__((vector_size(sizeof(Packet))));
-constexpr std::size_t kLanes = simd::packet_traits<double>::size;
 
 // Cephes' Pade form of exp on |r| <= ln2 / 2: e^r = (q + p) / (q - p), p = r P(r^2), q = Q(r^2).
 constexpr std::array<double, 3> kExpNumerator = {1.26177193074810590878e-4, 3.02994407707441961300e-2,
@@ -128,19 +142,6 @@ Packet packet_log(const Packet& x) {
   const Packet scaled = simd::pselect(subnormal, simd::pmul(x, simd::pset1<Packet>(0x1p54)), x);
   const Packet log = simd::plog(scaled);
   return simd::pselect(subnormal, simd::psub(log, simd::pset1<Packet>(54.0 * std::numbers::ln2)), log);
-}
-
-// out[i] = f(in[i]) in packets; a short tail is padded, so a value does not depend on its position.
-template <Packet (*F)(const Packet&)>
-void apply_packets(const double* in, double* out, std::size_t n) {
-  const std::size_t full = n - n % kLanes;
-  for (std::size_t i = 0; i < full; i += kLanes) simd::pstoreu(out + i, F(simd::ploadu<Packet>(in + i)));
-  if (full == n) return;
-  double tail[kLanes] = {};
-  std::fill(tail, tail + kLanes, 1.0);
-  std::copy(in + full, in + n, tail);
-  simd::pstoreu(tail, F(simd::ploadu<Packet>(tail)));
-  std::copy(tail, tail + (n - full), out + full);
 }
 
 }  // namespace
