@@ -1,7 +1,7 @@
 // The deterministic networks of BP, VI and Laplace / ensemble learning: one SGD epoch of BP and
 // of VI (per-example forward and backward passes of the ReLU network, 455 x 13 like a boston
-// split, 50 units), and the two-layer erf network's error gradient and exact Hessian at
-// Laplace's size (455 x 13, 4 and 10 units).
+// split, 50 units; for BP also 4 layers of 100 units on 9 inputs, like protein in pbp-layers), and the two-layer erf
+// network's error gradient and exact Hessian at Laplace's size (455 x 13, 4 and 10 units).
 #include <benchmark/benchmark.h>
 
 #include "methods/bp/bp.hpp"
@@ -25,14 +25,15 @@ void BM_BpEpoch(benchmark::State& state) {
   Eigen::MatrixXd X;
   Eigen::VectorXd y;
   data(state.range(0), state.range(1), X, y);
-  const std::vector<int> hidden = {static_cast<int>(state.range(2))};
+  const std::vector<int> hidden(static_cast<std::size_t>(state.range(3)), static_cast<int>(state.range(2)));
   for (auto _ : state) {
     bnn::Rng rng(2);
     bnn::ReluNetwork net = bnn::ReluNetwork::random(X.cols(), hidden, 1.0, rng);
     benchmark::DoNotOptimize(bnn::bp::train(net, X, y, 1, {1e-3, 0.9, 1e-5}, rng));
   }
 }
-BENCHMARK(BM_BpEpoch)->Args({455, 13, 50})->Unit(benchmark::kMillisecond);
+// {points, inputs, units, hidden layers}: boston's one layer, and protein's four (pbp-layers' bp-4)
+BENCHMARK(BM_BpEpoch)->Args({455, 13, 50, 1})->Args({2000, 9, 100, 4})->Unit(benchmark::kMillisecond);
 
 void BM_ViEpoch(benchmark::State& state) {
   Eigen::MatrixXd X;

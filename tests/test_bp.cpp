@@ -24,10 +24,11 @@ TEST_CASE("ReLU network gradients match finite differences", "[bp]") {
   Eigen::VectorXd x(3);
   x << 0.3, -0.8, 1.1;
   ReluCache cache;
+  ReluDeltas scratch;
   std::vector<RowMatrix> g;
   for (const auto& W : net.weights) g.push_back(RowMatrix::Zero(W.rows(), W.cols()));
   relu_forward(net.weights, x, cache);
-  relu_backward(net.weights, cache, 1.0, g);
+  relu_backward(net.weights, cache, 1.0, g, scratch);
   for (std::size_t l = 0; l < net.weights.size(); ++l) {
     const auto output_of = [&](const RowMatrix& layer_weights) {
       auto moved = net.weights;
@@ -55,7 +56,7 @@ TEST_CASE("BP's fused SGD step equals the backward pass followed by the momentum
     }
     v_separate = v_fused;
     const MomentumSgd sgd{h.learning_rate, h.momentum};
-    std::vector<Eigen::VectorXd> deltas;
+    ReluDeltas deltas, scratch;
     ReluCache cache;
     for (int point = 0; point < 20; ++point) {
       Eigen::VectorXd x(13);
@@ -63,7 +64,7 @@ TEST_CASE("BP's fused SGD step equals the backward pass followed by the momentum
       const double y = standard_normal(rng);
       const double out = relu_forward(separate.weights, x, cache);
       for (auto& gl : g) gl.setZero();
-      relu_backward(separate.weights, cache, out - y, g);
+      relu_backward(separate.weights, cache, out - y, g, scratch);
       for (std::size_t l = 0; l < g.size(); ++l)
         sgd.step(separate.weights[l], v_separate[l], g[l] + h.weight_decay * separate.weights[l]);
       const double fused_out = relu_forward(fused.weights, x, cache);

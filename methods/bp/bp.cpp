@@ -37,42 +37,34 @@ Hyperparameters from_unit_cube(const Eigen::VectorXd& u) {
   return {std::pow(10.0, -5.0 + 4.5 * u[0]), 0.99 * u[1], std::pow(10.0, -8.0 + 6.0 * u[2])};
 }
 
-// One SGD step on one point: relu_backward's pass with each layer's momentum update applied as
-// soon as its gradient is known, in one pass over the layer's weights (no gradient matrix),
-// after the pass to the layer below has read the old weights. Per weight the same operations as
-// the separate passes that computed BP's committed results (GCC's x86-64-v3 code for
-// relu_backward's outer product into a zeroed gradient, then MomentumSgd::step with weight decay):
+// One SGD step on one point: the backward pass with each layer's momentum update applied as
+// soon as its delta is known, in one pass over the layer's weights (no gradient matrix). Per
+// weight the same operations as the separate passes that computed BP's committed results (GCC's
+// x86-64-v3 code for relu_backward's outer product into a zeroed gradient, then
+// MomentumSgd::step with weight decay):
 //   g = (scale delta_i) z_j + 0,  v = fma(-fma(wd, w, g), lr, momentum v),  w = w + v
 // (builds without FMA: v = momentum v - lr (g + wd w)).
 void sgd_backward_step(ReluNetwork& net, const ReluCache& cache, double d_output, const Hyperparameters& h,
-                       std::vector<RowMatrix>& velocity, std::vector<Eigen::VectorXd>& deltas) {
-  const std::size_t L = net.weights.size();
-  deltas.resize(L);
-  deltas[L - 1].setConstant(1, d_output);  // d (r^2/2) / d out = r
-  for (std::size_t l = L; l-- > 0;) {      // deltas[l] = d / d a_l
-    RowMatrix& W = net.weights[l];
-    const double scale = 1.0 / std::sqrt(static_cast<double>(W.cols()));
-    if (l > 0) {
-      const Eigen::Index units = cache.a[l - 1].size();
-      deltas[l - 1].noalias() = scale * (W.leftCols(units).transpose() * deltas[l]);
-      deltas[l - 1] = (cache.a[l - 1].array() > 0.0).select(deltas[l - 1], 0.0);
-    }
-    const double* z = cache.z[l].data();
-    for (Eigen::Index i = 0; i < W.rows(); ++i) {
-      const double c = scale * deltas[l][i];
-      double* __restrict w = W.row(i).data();
-      double* __restrict v = velocity[l].row(i).data();
-      for (Eigen::Index j = 0; j < W.cols(); ++j) {
-        const double g = c * z[j] + 0.0;
+                       std::vector<RowMatrix>& velocity, ReluDeltas& deltas) {
+  relu_backward_pass(net.weights, cache, d_output, deltas,
+                     [&](std::size_t l, double scale, const Eigen::VectorXd& delta) {
+                       RowMatrix& W = net.weights[l];
+                       const double* z = cache.z[l].data();
+                       for (Eigen::Index i = 0; i < W.rows(); ++i) {
+                         const double c = scale * delta[i];
+                         double* __restrict w = W.row(i).data();
+                         double* __restrict v = velocity[l].row(i).data();
+                         for (Eigen::Index j = 0; j < W.cols(); ++j) {
+                           const double g = c * z[j] + 0.0;
 #if defined(__FMA__)
-        v[j] = std::fma(-std::fma(h.weight_decay, w[j], g), h.learning_rate, h.momentum * v[j]);
+                           v[j] = std::fma(-std::fma(h.weight_decay, w[j], g), h.learning_rate, h.momentum * v[j]);
 #else  // no fused multiply-add in hardware: none in the separate passes either
         v[j] = h.momentum * v[j] - h.learning_rate * (g + h.weight_decay * w[j]);
 #endif
-        w[j] += v[j];
-      }
-    }
-  }
+                           w[j] += v[j];
+                         }
+                       }
+                     });
 }
 
 bool train(ReluNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y, int epochs, const Hyperparameters& h,
@@ -81,7 +73,7 @@ bool train(ReluNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
   for (const auto& W : net.weights) velocity.push_back(RowMatrix::Zero(W.rows(), W.cols()));
   const Eigen::MatrixXd Xt = X.transpose();
   ReluCache cache;
-  std::vector<Eigen::VectorXd> deltas;
+  ReluDeltas deltas;
   const TrainingOutcome outcome =
       run_epochs({epochs, 1}, static_cast<std::size_t>(X.rows()), rng, [&](std::span<const std::size_t> rows) {
         const auto i = static_cast<Eigen::Index>(rows[0]);

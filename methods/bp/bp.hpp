@@ -50,7 +50,7 @@ bool train(ReluNetwork& net, const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
 // One SGD step on one point whose forward pass is in `cache`: the backward pass and every
 // layer's momentum update with weight decay, fused (bp.cpp); `deltas` is scratch.
 void sgd_backward_step(ReluNetwork& net, const ReluCache& cache, double d_output, const Hyperparameters& h,
-                       std::vector<RowMatrix>& velocity, std::vector<Eigen::VectorXd>& deltas);
+                       std::vector<RowMatrix>& velocity, ReluDeltas& deltas);
 double predict_one(const ReluNetwork& net, const Eigen::Ref<const Eigen::VectorXd>& x, ReluCache& cache);
 
 class Model final : public ModelBase {

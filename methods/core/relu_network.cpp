@@ -47,16 +47,10 @@ double relu_forward(const std::vector<RowMatrix>& weights, const Eigen::Ref<cons
 }
 
 void relu_backward(const std::vector<RowMatrix>& weights, const ReluCache& cache, double d_output,
-                   std::vector<RowMatrix>& gradients) {
-  Eigen::VectorXd delta = Eigen::VectorXd::Constant(1, d_output);  // d / d a_l
-  for (std::size_t l = weights.size(); l-- > 0;) {
-    const double scale = 1.0 / std::sqrt(static_cast<double>(weights[l].cols()));
+                   std::vector<RowMatrix>& gradients, ReluDeltas& scratch) {
+  relu_backward_pass(weights, cache, d_output, scratch, [&](std::size_t l, double scale, const Eigen::VectorXd& delta) {
     gradients[l].noalias() += scale * delta * cache.z[l].transpose();
-    if (l == 0) break;
-    const Eigen::Index units = cache.a[l - 1].size();
-    const Eigen::VectorXd back = scale * (weights[l].leftCols(units).transpose() * delta);
-    delta = (cache.a[l - 1].array() > 0.0).select(back, 0.0);
-  }
+  });
 }
 
 }  // namespace bnn

@@ -78,7 +78,7 @@ void weights_gradient(const Posterior& q, const StepTerms& step, const Eigen::Re
     b.g_w[l].setZero(q.mean[l].rows(), q.mean[l].cols());
   }
   output = relu_forward(b.w, x, b.cache);
-  relu_backward(b.w, b.cache, (output - y) / step.noise_variance, b.g_w);
+  relu_backward(b.w, b.cache, (output - y) / step.noise_variance, b.g_w, b.backward);
   const double kl_scale = 1.0 / (step.prior.variance * n);
   for (std::size_t l = 0; l < L; ++l) {
     const auto sd = step.sd[l].array();

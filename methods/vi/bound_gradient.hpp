@@ -30,6 +30,7 @@ struct PointBuffers {
   // weights and graves estimators: the drawn weights, their draws and gradient
   std::vector<RowMatrix> eps_w, w, g_w;
   ReluCache cache;
+  ReluDeltas backward;
 };
 
 // The data term -log p(y | x, w) of one draw; `g` receives the gradient of the per-point bound
