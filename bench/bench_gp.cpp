@@ -65,12 +65,11 @@ void BM_GpCholeskyAndInverse(benchmark::State& state) {
   Eigen::MatrixXd C, scratch;
   const int saved = omp_get_max_threads();
   omp_set_num_threads(threads);
-  double elsewhere = 0.0;
   for (auto _ : state) {
     C = C0;
     if (tiled) {
-      bnn::gp::tiled_cholesky_lower(C, elsewhere, tile);
-      bnn::gp::tiled_inverse_from_cholesky_lower(C, scratch, elsewhere, tile);
+      bnn::gp::tiled_cholesky_lower(C, tile);
+      bnn::gp::tiled_inverse_from_cholesky_lower(C, scratch, tile);
     } else {
       bnn::lapack::cholesky_lower(C);
       bnn::gp::inverse_from_cholesky_lower(C);

@@ -176,14 +176,13 @@ TEST_CASE("The tiled Cholesky factor and inverse equal LAPACK's, the same bits o
       const int saved = omp_get_max_threads();
       omp_set_num_threads(threads);
       Eigen::MatrixXd M = C, scratch;
-      double elsewhere = 0.0;
-      const bool ok = tiled_cholesky_lower(M, elsewhere, tile);
+      const bool ok = tiled_cholesky_lower(M, tile);
       CHECK(ok);
       const Eigen::MatrixXd L = M.triangularView<Eigen::Lower>();
       CHECK((L - Eigen::MatrixXd(factor.triangularView<Eigen::Lower>())).cwiseAbs().maxCoeff() < 1e-12);
       CHECK(M.triangularView<Eigen::StrictlyUpper>().toDenseMatrix() ==
             C.triangularView<Eigen::StrictlyUpper>().toDenseMatrix());  // left as it was
-      tiled_inverse_from_cholesky_lower(M, scratch, elsewhere, tile);
+      tiled_inverse_from_cholesky_lower(M, scratch, tile);
       omp_set_num_threads(saved);
       const Eigen::MatrixXd lower = M.triangularView<Eigen::Lower>();
       CHECK((lower - Eigen::MatrixXd(inverse.triangularView<Eigen::Lower>())).cwiseAbs().maxCoeff() <
@@ -235,9 +234,8 @@ TEST_CASE("The tiled Cholesky factorization reports a matrix that is not positiv
   const Eigen::MatrixXd A = random_matrix(n, 20, rng);
   Eigen::MatrixXd C = A * A.transpose();  // rank 20
   C(120, 120) = -1.0;
-  double elsewhere = 0.0;
-  CHECK_FALSE(tiled_cholesky_lower(C, elsewhere, 32));
-  CHECK_THROWS_WITH(tiled_cholesky_lower(C, elsewhere, 0), Catch::Contains("tile is 0, but must be >= 1"));
+  CHECK_FALSE(tiled_cholesky_lower(C, 32));
+  CHECK_THROWS_WITH(tiled_cholesky_lower(C, 0), Catch::Contains("tile is 0, but must be >= 1"));
 }
 
 TEST_CASE("NN kernel contraction matches finite differences of sum W o K", "[gp]") {

@@ -36,9 +36,6 @@ struct FitReport {
   long iterations = 0;
   std::vector<std::pair<std::string, double>> diagnostics;  // e.g. {"log_evidence", -12.3}
   std::vector<std::string> warnings;
-  // CPU time the fit's parallel pieces spent on threads other than the one that called fit
-  // (run_pieces); the harness adds it to the job's CPU time.
-  double cpu_seconds_elsewhere = 0.0;
   // CPU time of the programs the fit ran (an external method's): never on this process's clocks.
   double cpu_seconds_in_children = 0.0;
 };

@@ -22,6 +22,9 @@ double thread_cpu_seconds() {
 // own clock its caller reads) or it runs a piece an enclosing run_pieces measures.
 thread_local bool clock_counted = false;
 
+// The CPU time run_pieces calls of this thread reported (pieces_cpu_seconds_elsewhere).
+thread_local double elsewhere_total = 0.0;
+
 // Sets clock_counted for a scope and restores it.
 class CountedScope {
  public:
@@ -44,17 +47,22 @@ PiecesReport run_pieces(int count, const std::function<void(int)>& piece, int ma
   const CountedScope caller;
   // A tied task runs start to end on one thread, and while it waits for nested pieces that
   // thread runs only their descendants, so the thread CPU clock around a piece measures the
-  // piece and the nested pieces it ran itself, which their own reports then leave out.
+  // piece and the nested pieces it ran itself, which their own reports then leave out. What
+  // the piece's nested calls report is taken from the running thread's total into this call's.
   const auto run_one = [&](int i) {
     const bool measure = !clock_counted;
     const CountedScope counted;
     const double start = measure ? thread_cpu_seconds() : 0.0;
+    const double total_before = elsewhere_total;
     try {
       piece(i);
     } catch (...) {
       errors[static_cast<std::size_t>(i)] = std::current_exception();
     }
-    if (measure) cpu_elsewhere[static_cast<std::size_t>(i)] = thread_cpu_seconds() - start;
+    double& seconds = cpu_elsewhere[static_cast<std::size_t>(i)];
+    if (measure) seconds = thread_cpu_seconds() - start;
+    seconds += elsewhere_total - total_before;
+    elsewhere_total = total_before;
   };
   if (count == 1) {
     run_one(0);
@@ -73,9 +81,12 @@ PiecesReport run_pieces(int count, const std::function<void(int)>& piece, int ma
   }
   PiecesReport report;
   for (double seconds : cpu_elsewhere) report.cpu_seconds_elsewhere += seconds;
+  elsewhere_total += report.cpu_seconds_elsewhere;
   for (const std::exception_ptr& error : errors)
     if (error) std::rethrow_exception(error);
   return report;
 }
+
+double pieces_cpu_seconds_elsewhere() { return elsewhere_total; }
 
 }  // namespace bnn

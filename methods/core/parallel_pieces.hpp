@@ -9,8 +9,8 @@
 namespace bnn {
 
 struct PiecesReport {
-  // CPU time the pieces spent on threads other than the caller's (the caller's own thread
-  // CPU clock already holds the rest).
+  // CPU time the pieces, and the pieces they split into, spent on threads other than the
+  // caller's (the caller's own thread CPU clock already holds the rest).
   double cpu_seconds_elsewhere = 0.0;
 };
 
@@ -19,8 +19,13 @@ struct PiecesReport {
 // more than count unless the pieces split into pieces of their own (nested): then every thread
 // allowed, for the nested pieces to use. If pieces throw, every piece still runs and the
 // exception of the lowest index is rethrown afterwards: none escapes an OpenMP region.
-// Nested calls count each CPU second once: a piece's time is in the report of the innermost
-// call whose caller's clock does not already hold it.
+// Nested calls count each CPU second once: a nested call's report goes into the report of the
+// call whose piece made it, and the outermost call's into its caller thread's total below.
 PiecesReport run_pieces(int count, const std::function<void(int)>& piece, int max_threads = 0, bool nested = false);
+
+// The CPU time that pieces of the run_pieces calls made by this thread (not inside a piece of
+// an enclosing call) spent on other threads, since the thread started. A job's CPU time is its
+// thread's clock plus the change in this total over its fit.
+double pieces_cpu_seconds_elsewhere();
 
 }  // namespace bnn

@@ -302,7 +302,7 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng
     initial_states.push_back(problem.parameterization.initial(mean, o.initial_variance, rng));
   }
   std::vector<StartResult> results(initial_states.size());
-  const PiecesReport pieces = run_pieces(static_cast<int>(results.size()), [&](int start) {
+  run_pieces(static_cast<int>(results.size()), [&](int start) {
     const auto s = static_cast<std::size_t>(start);
     results[s] = run_start(problem, o, std::move(initial_states[s]));
   });
@@ -316,7 +316,6 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng
   StartResult& best = results[best_start];
 
   FitReport report;
-  report.cpu_seconds_elsewhere = pieces.cpu_seconds_elsewhere;
   report.iterations = iterations;
   double log_det = 0.0;
   GaussianQ q = problem.parameterization.unpack(best.theta, log_det);

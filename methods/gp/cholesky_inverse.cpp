@@ -81,11 +81,10 @@ void copy_tile(lapack::Block from, lapack::Block to) {
     for (int r = 0; r < from.rows; ++r) to.data[r + c * to.stride] = from.data[r + c * from.stride];
 }
 
-// Runs piece(0..count-1) and adds their CPU time on other threads.
+// Runs piece(0..count-1) as parallel pieces.
 template <class Piece>
-void pieces(Eigen::Index count, double& cpu_seconds_elsewhere, const Piece& piece) {
-  cpu_seconds_elsewhere +=
-      run_pieces(static_cast<int>(count), [&](int p) { piece(static_cast<Eigen::Index>(p)); }).cpu_seconds_elsewhere;
+void pieces(Eigen::Index count, const Piece& piece) {
+  run_pieces(static_cast<int>(count), [&](int p) { piece(static_cast<Eigen::Index>(p)); });
 }
 
 }  // namespace
@@ -99,7 +98,7 @@ void inverse_from_cholesky_lower(Eigen::MatrixXd& A) {
   lower_gram_in_place(A);
 }
 
-bool tiled_cholesky_lower(Eigen::MatrixXd& A, double& cpu_seconds_elsewhere, Eigen::Index tile) {
+bool tiled_cholesky_lower(Eigen::MatrixXd& A, Eigen::Index tile) {
   if (A.rows() != A.cols()) throw std::invalid_argument("tiled cholesky: matrix is not square");
   const Tiling t(A.rows(), tile);
   std::vector<std::pair<Eigen::Index, Eigen::Index>> updates;
@@ -107,12 +106,12 @@ bool tiled_cholesky_lower(Eigen::MatrixXd& A, double& cpu_seconds_elsewhere, Eig
   // tiles. Each tile is updated by steps 0, 1, ... in that order whatever thread runs it.
   for (Eigen::Index k = 0; k < t.count; ++k) {
     if (!lapack::cholesky_lower(t(A, k, k))) return false;
-    pieces(t.count - k - 1, cpu_seconds_elsewhere,
+    pieces(t.count - k - 1,
            [&](Eigen::Index p) { lapack::solve_right_lower_transposed(t(A, k, k), t(A, k + 1 + p, k)); });
     updates.clear();
     for (Eigen::Index i = k + 1; i < t.count; ++i)
       for (Eigen::Index j = k + 1; j <= i; ++j) updates.emplace_back(i, j);
-    pieces(static_cast<Eigen::Index>(updates.size()), cpu_seconds_elsewhere, [&](Eigen::Index p) {
+    pieces(static_cast<Eigen::Index>(updates.size()), [&](Eigen::Index p) {
       const auto [i, j] = updates[static_cast<std::size_t>(p)];
       if (i == j)
         lapack::syrk_lower(false, -1.0, t(A, i, k), 1.0, t(A, i, i));
@@ -123,15 +122,14 @@ bool tiled_cholesky_lower(Eigen::MatrixXd& A, double& cpu_seconds_elsewhere, Eig
   return true;
 }
 
-void tiled_inverse_from_cholesky_lower(Eigen::MatrixXd& A, Eigen::MatrixXd& scratch, double& cpu_seconds_elsewhere,
-                                       Eigen::Index tile) {
+void tiled_inverse_from_cholesky_lower(Eigen::MatrixXd& A, Eigen::MatrixXd& scratch, Eigen::Index tile) {
   if (A.rows() != A.cols()) throw std::invalid_argument("tiled cholesky: matrix is not square");
   const Tiling t(A.rows(), tile);
   Eigen::MatrixXd& X = scratch;
   if (X.rows() != A.rows() || X.cols() != A.cols()) X.resize(A.rows(), A.cols());
   // X = L^{-1}, one block column per piece (columns are independent): from L X = I,
   // X_jj = L_jj^{-1} and X_ij = -L_ii^{-1} sum_{k=j}^{i-1} L_ik X_kj for i > j.
-  pieces(t.count, cpu_seconds_elsewhere, [&](Eigen::Index j) {
+  pieces(t.count, [&](Eigen::Index j) {
     copy_tile(t(A, j, j), t(X, j, j));
     lapack::invert_lower(t(X, j, j));
     for (Eigen::Index i = j + 1; i < t.count; ++i) {
@@ -145,7 +143,7 @@ void tiled_inverse_from_cholesky_lower(Eigen::MatrixXd& A, Eigen::MatrixXd& scra
   std::vector<std::pair<Eigen::Index, Eigen::Index>> tiles;
   for (Eigen::Index i = 0; i < t.count; ++i)
     for (Eigen::Index j = 0; j <= i; ++j) tiles.emplace_back(i, j);
-  pieces(static_cast<Eigen::Index>(tiles.size()), cpu_seconds_elsewhere, [&](Eigen::Index p) {
+  pieces(static_cast<Eigen::Index>(tiles.size()), [&](Eigen::Index p) {
     const auto [i, j] = tiles[static_cast<std::size_t>(p)];
     copy_tile(t(X, i, j), t(A, i, j));
     if (i == j) {

@@ -24,15 +24,12 @@ void inverse_from_cholesky_lower(Eigen::MatrixXd& A);
 inline constexpr Eigen::Index kTile = 384;
 
 // A = L L' with L into the lower triangle of A (the strict upper triangle is left as it was).
-// Returns false if A is not positive definite. Adds the CPU seconds its pieces ran on other
-// threads to cpu_seconds_elsewhere.
-// `tile` is the target tile size.
-bool tiled_cholesky_lower(Eigen::MatrixXd& A, double& cpu_seconds_elsewhere, Eigen::Index tile = kTile);
+// Returns false if A is not positive definite. `tile` is the target tile size.
+bool tiled_cholesky_lower(Eigen::MatrixXd& A, Eigen::Index tile = kTile);
 
 // Given L in the lower triangle of A, overwrites the lower triangle of A with that of
 // (L L')^{-1} = L^{-T} L^{-1}; the strict upper triangle becomes unspecified. `scratch` receives
 // L^{-1} (allocated if its size differs).
-void tiled_inverse_from_cholesky_lower(Eigen::MatrixXd& A, Eigen::MatrixXd& scratch, double& cpu_seconds_elsewhere,
-                                       Eigen::Index tile = kTile);
+void tiled_inverse_from_cholesky_lower(Eigen::MatrixXd& A, Eigen::MatrixXd& scratch, Eigen::Index tile = kTile);
 
 }  // namespace bnn::gp

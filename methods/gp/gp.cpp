@@ -19,10 +19,9 @@ constexpr double kLogBound = 15.0;  // log-parameters are kept in [-15, 15]
 // Cholesky factor L of C = K + noise I into the lower triangle of C (K given by its lower
 // triangle), adding jitter (relative to the mean diagonal of C) only if the factorization fails.
 bool factorize(const Eigen::MatrixXd& kernel, double noise, Eigen::MatrixXd& C, double& jitter,
-               Eigen::Index tiled_from_rows, double& cpu_seconds_elsewhere) {
+               Eigen::Index tiled_from_rows) {
   const auto cholesky = [&] {
-    return tiled(kernel.rows(), tiled_from_rows) ? tiled_cholesky_lower(C, cpu_seconds_elsewhere)
-                                                 : lapack::cholesky_lower(C);
+    return tiled(kernel.rows(), tiled_from_rows) ? tiled_cholesky_lower(C) : lapack::cholesky_lower(C);
   };
   const auto load = [&](double extra_diagonal) {
     C.resize(kernel.rows(), kernel.cols());
@@ -92,7 +91,7 @@ Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd
   NnKernelTerms& terms = workspace.terms;
   nn_kernel_terms(X, h.kernel, terms);
   Eigen::MatrixXd& C = workspace.C;
-  if (!factorize(terms.kernel, h.noise_variance, C, e.jitter, workspace.tiled_from_rows, e.cpu_seconds_elsewhere)) {
+  if (!factorize(terms.kernel, h.noise_variance, C, e.jitter, workspace.tiled_from_rows)) {
     e.ok = false;
     e.log_marginal_likelihood = -std::numeric_limits<double>::infinity();
     return e;
@@ -105,7 +104,7 @@ Evidence log_marginal_likelihood(const Eigen::MatrixXd& X, const Eigen::VectorXd
   // d log p / d theta = tr(W dC/dtheta), W = (alpha alpha' - C^-1) / 2 (Rasmussen & Williams
   // eq. 5.9), symmetric: lower triangle only.
   if (tiled(n, workspace.tiled_from_rows))
-    tiled_inverse_from_cholesky_lower(C, workspace.inverse_factor, e.cpu_seconds_elsewhere);
+    tiled_inverse_from_cholesky_lower(C, workspace.inverse_factor);
   else
     inverse_from_cholesky_lower(C);
   Eigen::MatrixXd& W = C;
@@ -147,8 +146,7 @@ std::unique_ptr<Predictive> Model::predict(const Eigen::MatrixXd& X) const {
 Model condition(const RegressionData& train, const Hyperparameters& h, FitReport report, Eigen::Index tiled_from_rows) {
   Eigen::MatrixXd C;
   double jitter = 0.0;
-  if (!factorize(nn_kernel_terms(train.X, h.kernel).kernel, h.noise_variance, C, jitter, tiled_from_rows,
-                 report.cpu_seconds_elsewhere)) {
+  if (!factorize(nn_kernel_terms(train.X, h.kernel).kernel, h.noise_variance, C, jitter, tiled_from_rows)) {
     report.status = FitStatus::numerical_error;
     report.message = "the kernel matrix is not positive definite even with jitter";
   }
@@ -167,7 +165,6 @@ struct StartResult {
   long iterations = 0;
   long evaluations = 0;
   bool converged = false;
-  double cpu_seconds_elsewhere = 0.0;  // of the tiled linear algebra's pieces
 };
 
 // Runs L-BFGS-B from theta on the negative log marginal likelihood; returns the best point
@@ -189,10 +186,8 @@ StartResult optimize(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, bool ar
   // a zero gradient; the gradient itself is not checked.
   EvidenceWorkspace workspace;
   workspace.tiled_from_rows = options.tiled_from_rows;
-  double cpu_seconds_elsewhere = 0.0;
   const auto negative_log_ml = [&](const Eigen::VectorXd& t, Eigen::VectorXd& gradient) {
     const Evidence e = log_marginal_likelihood(X, y, t, ard, true, workspace);
-    cpu_seconds_elsewhere += e.cpu_seconds_elsewhere;
     if (!e.ok) return std::numeric_limits<double>::infinity();
     gradient = -e.gradient;
     return -e.log_marginal_likelihood;
@@ -204,7 +199,6 @@ StartResult optimize(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, bool ar
   result.theta = m.x;
   result.negative_log_ml = m.value;
   result.evaluations = m.evaluations;
-  result.cpu_seconds_elsewhere = cpu_seconds_elsewhere;
   return result;
 }
 
@@ -239,39 +233,33 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng
   }
   std::vector<StartResult> results(random_starts.size() + 1);
   long shared_iterations = 0, shared_evaluations = 0;
-  double shared_cpu_elsewhere = 0.0;
   FitReport report;
   // The starts' evaluations may split into pieces of their own (cholesky_inverse.hpp), which
   // threads beyond one per start take up.
-  report.cpu_seconds_elsewhere =
-      run_pieces(
-          static_cast<int>(results.size()),
-          [&](int piece) {
-            if (piece > 0) {
-              const Eigen::VectorXd& start = random_starts[static_cast<std::size_t>(piece - 1)];
-              results[static_cast<std::size_t>(piece)] = optimize(train.X, train.y, options.ard, start, options);
-              return;
-            }
-            const StartResult shared = optimize(train.X, train.y, false, to_log_vector(initial, false), options);
-            if (!options.ard) {
-              results[0] = shared;
-              return;
-            }
-            shared_iterations = shared.iterations;
-            shared_evaluations = shared.evaluations;
-            shared_cpu_elsewhere = shared.cpu_seconds_elsewhere;
-            results[0] =
-                optimize(train.X, train.y, true, to_log_vector(from_log_vector(shared.theta, d, false), true), options);
-          },
-          0, tiled(train.X.rows(), options.tiled_from_rows))
-          .cpu_seconds_elsewhere;
+  run_pieces(
+      static_cast<int>(results.size()),
+      [&](int piece) {
+        if (piece > 0) {
+          const Eigen::VectorXd& start = random_starts[static_cast<std::size_t>(piece - 1)];
+          results[static_cast<std::size_t>(piece)] = optimize(train.X, train.y, options.ard, start, options);
+          return;
+        }
+        const StartResult shared = optimize(train.X, train.y, false, to_log_vector(initial, false), options);
+        if (!options.ard) {
+          results[0] = shared;
+          return;
+        }
+        shared_iterations = shared.iterations;
+        shared_evaluations = shared.evaluations;
+        results[0] =
+            optimize(train.X, train.y, true, to_log_vector(from_log_vector(shared.theta, d, false), true), options);
+      },
+      0, tiled(train.X.rows(), options.tiled_from_rows));
   long iterations = shared_iterations, evaluations = shared_evaluations;
-  report.cpu_seconds_elsewhere += shared_cpu_elsewhere;
   std::size_t best = 0;
   for (std::size_t i = 0; i < results.size(); ++i) {
     iterations += results[i].iterations;
     evaluations += results[i].evaluations;
-    report.cpu_seconds_elsewhere += results[i].cpu_seconds_elsewhere;
     if (results[i].negative_log_ml < results[best].negative_log_ml) best = i;
   }
   const StartResult& chosen = results[best];

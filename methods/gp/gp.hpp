@@ -69,7 +69,6 @@ struct Evidence {
   Eigen::VectorXd gradient;
   double jitter = 0.0;
   bool ok = true;
-  double cpu_seconds_elsewhere = 0.0;  // of its tiled linear algebra's pieces
 };
 // The n x n matrices of one evaluation, kept by a caller that evaluates many parameter values
 // (the optimizer): allocated once instead of three fresh n x n matrices per evaluation, whose

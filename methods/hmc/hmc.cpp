@@ -233,7 +233,7 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng
   std::vector<ChainResult> chains(static_cast<std::size_t>(options.chains));
   // Chains run as parallel pieces (threads of the harness with no job left take them up);
   // each has its own seed and slot, so the result does not depend on it.
-  const PiecesReport pieces = run_pieces(options.chains, [&](int c) {
+  run_pieces(options.chains, [&](int c) {
     try {
       chains[static_cast<std::size_t>(c)] = run_chain(shape, groups, train, options, diagnostic_inputs,
                                                       derive_seed(base_seed, static_cast<std::uint64_t>(c)));
@@ -243,7 +243,6 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng
   });
 
   FitReport report;
-  report.cpu_seconds_elsewhere = pieces.cpu_seconds_elsewhere;
   report.iterations = options.warmup + (options.samples + options.chains - 1) / options.chains;
   std::vector<std::vector<Draw>> draws;
   std::vector<ChainResult> good;

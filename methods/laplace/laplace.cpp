@@ -286,7 +286,7 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng
   std::vector<Eigen::VectorXd> initial;
   for (int s = 0; s <= options.restarts; ++s) initial.push_back(initial_weights(shape, rng));
   std::vector<Start> starts(initial.size());
-  const PiecesReport pieces = run_pieces(static_cast<int>(starts.size()), [&](int s) {
+  run_pieces(static_cast<int>(starts.size()), [&](int s) {
     const auto i = static_cast<std::size_t>(s);
     starts[i] = run_start(shape, train, options, std::move(initial[i]));
   });
@@ -301,7 +301,6 @@ Model fit(const RegressionData& train, const Validated<Options>& valid, Rng& rng
   const Posterior& p = chosen.posterior;
 
   FitReport report;
-  report.cpu_seconds_elsewhere = pieces.cpu_seconds_elsewhere;
   report.iterations = total_iterations;
   if (!p.ok) {
     report.status = FitStatus::numerical_error;

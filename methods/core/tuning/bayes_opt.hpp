@@ -21,8 +21,7 @@ struct BayesOptResult {
   Eigen::VectorXd best_x;  // in the unit cube
   double best_value = 0.0;
   std::vector<Eigen::VectorXd> xs;
-  std::vector<double> values;          // as returned (non-finite values mean "failed")
-  double cpu_seconds_elsewhere = 0.0;  // the initial evaluations' CPU time on other threads
+  std::vector<double> values;  // as returned (non-finite values mean "failed")
 };
 
 // Indices of the evaluations with a finite value, best (smallest) first, at most `count`:

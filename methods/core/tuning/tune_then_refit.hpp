@@ -75,7 +75,6 @@ struct TuneThenRefit {
       options.evaluations = evaluations;
       const BayesOptResult result =
           minimize([&](const Eigen::VectorXd& u) { return score(split, decode(u), seed); }, dimension, options, rng);
-      report.cpu_seconds_elsewhere += result.cpu_seconds_elsewhere;
       if (!std::isfinite(result.best_value)) {
         report.status = FitStatus::numerical_error;
         report.message = "every tuning run diverged";
