@@ -13,6 +13,7 @@
 #include "experiments/src/plan/plan.hpp"
 #include "experiments/src/report/active_learning_report.hpp"
 #include "experiments/src/run/runner.hpp"
+#include "experiments/src/store/store.hpp"
 #include "experiments/src/verify/verify.hpp"
 #include "methods/core/rng.hpp"
 
@@ -155,6 +156,7 @@ TEST_CASE("active learning: each added point comes from the pool, once, with the
   const Plan plan = al_plan(spec);
   const JobRecord rec = execute_job(spec, plan, plan.jobs.front());
   REQUIRE(rec.status == "ok");
+  CHECK(rec.host == host_name() + " (" + machine_description() + ")");  // the machine beside each job
   const auto& split = plan.datasets[0].splits[0];
   const std::vector<Eigen::Index> pool = pool_rows(200, split);
   std::set<double> added;

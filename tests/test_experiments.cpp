@@ -592,6 +592,7 @@ TEST_CASE("chain-traces artifact: a run's NN-MC job, its draws, and its R-hat to
   const Job& job = plan.jobs.front();
   const JobRecord record = execute_job(spec, plan, job);
   REQUIRE(record.status == "ok");
+  CHECK(record.host == host_name() + " (" + machine_description() + ")");  // the machine beside each job
   CHECK(record.artifact_requests.at("chain-traces") == "kind=chain-traces");
   const auto stored = [&](const std::string& name) {
     const auto at = record.diagnostics.find(name + "=");

@@ -86,7 +86,7 @@ JobRecord run_active_learning(const ExperimentSpec& spec, const Plan& plan, cons
     if (resume && resume->status == "partial") {  // continue after the stored evaluations
       rec = *resume;
       rec.code_version = code_version();
-      rec.host = host_name();
+      rec.host = job_host();
       first = static_cast<int>(rec.evaluations.size());
       for (const Evaluation& e : rec.evaluations) added.push_back(static_cast<Eigen::Index>(e.metrics.at("added_row")));
     }

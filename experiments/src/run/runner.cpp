@@ -45,7 +45,7 @@ JobRecord new_job_record(const ExperimentSpec& spec, const Job& job) {
   rec.data_hash = job.data_hash;
   rec.scale = spec.scale;
   rec.code_version = code_version();
-  rec.host = host_name();
+  rec.host = job_host();
   return rec;
 }
 

@@ -196,6 +196,11 @@ std::string machine_description() {
   return buffer;
 }
 
+std::string job_host() {
+  static const std::string host = host_name() + " (" + machine_description() + ")";
+  return host;
+}
+
 namespace {
 // A file name as an SQLite URI path: '%', '?' and '#' (and non-ASCII bytes) percent-encoded.
 std::string uri_path(const std::string& path) {

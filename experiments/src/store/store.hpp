@@ -102,5 +102,8 @@ std::string utc_now();
 std::string host_name();
 // CPU model, number of hardware threads and memory, e.g. "Intel Xeon (2 threads, 23.5 GiB)".
 std::string machine_description();
+// The host a job record names: "NAME (MACHINE DESCRIPTION)", so that a job's time can be read
+// against its machine also where the run records are not kept (splits.csv / jobs.csv).
+std::string job_host();
 
 }  // namespace bnn::exp
