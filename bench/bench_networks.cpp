@@ -1,7 +1,8 @@
 // The deterministic networks of BP, VI and Laplace / ensemble learning: one SGD epoch of BP and
 // of VI (per-example forward and backward passes of the ReLU network, 455 x 13 like a boston
-// split, 50 units; for BP also 4 layers of 100 units on 9 inputs, like protein in pbp-layers), and the two-layer erf
-// network's error gradient and exact Hessian at Laplace's size (455 x 13, 4 and 10 units).
+// split, 50 units; for BP also 4 layers of 100 units on 9 inputs, like protein in pbp-layers),
+// and the two-layer erf network's error gradient and exact Hessian at Laplace's size (455 x 13,
+// 4 and 10 units).
 #include <benchmark/benchmark.h>
 
 #include "methods/bp/bp.hpp"

@@ -37,33 +37,38 @@ Hyperparameters from_unit_cube(const Eigen::VectorXd& u) {
   return {std::pow(10.0, -5.0 + 4.5 * u[0]), 0.99 * u[1], std::pow(10.0, -8.0 + 6.0 * u[2])};
 }
 
+namespace {
 // One SGD step on one point: the backward pass with each layer's momentum update applied as
 // soon as its delta is known, in one pass over the layer's weights (no gradient matrix). Per
 // weight the same operations as the separate passes that computed BP's committed results (GCC's
 // x86-64-v3 code for relu_backward's outer product into a zeroed gradient, then
 // MomentumSgd::step with weight decay):
 //   g = (scale delta_i) z_j + 0,  v = fma(-fma(wd, w, g), lr, momentum v),  w = w + v
-// (builds without FMA: v = momentum v - lr (g + wd w)).
+// (builds without FMA: v = momentum v - lr (g + wd w)). This is one layer's step, row by row.
+void momentum_step_layer(RowMatrix& W, RowMatrix& velocity, const double* z, double scale, const Eigen::VectorXd& delta,
+                         const Hyperparameters& h) {
+  for (Eigen::Index i = 0; i < W.rows(); ++i) {
+    const double c = scale * delta[i];
+    double* __restrict w = W.row(i).data();
+    double* __restrict v = velocity.row(i).data();
+    for (Eigen::Index j = 0; j < W.cols(); ++j) {
+      const double g = c * z[j] + 0.0;
+#if defined(__FMA__)
+      v[j] = std::fma(-std::fma(h.weight_decay, w[j], g), h.learning_rate, h.momentum * v[j]);
+#else  // no fused multiply-add in hardware: none in the separate passes either
+      v[j] = h.momentum * v[j] - h.learning_rate * (g + h.weight_decay * w[j]);
+#endif
+      w[j] += v[j];
+    }
+  }
+}
+}  // namespace
+
 void sgd_backward_step(ReluNetwork& net, const ReluCache& cache, double d_output, const Hyperparameters& h,
                        std::vector<RowMatrix>& velocity, ReluDeltas& deltas) {
   relu_backward_pass(net.weights, cache, d_output, deltas,
                      [&](std::size_t l, double scale, const Eigen::VectorXd& delta) {
-                       RowMatrix& W = net.weights[l];
-                       const double* z = cache.z[l].data();
-                       for (Eigen::Index i = 0; i < W.rows(); ++i) {
-                         const double c = scale * delta[i];
-                         double* __restrict w = W.row(i).data();
-                         double* __restrict v = velocity[l].row(i).data();
-                         for (Eigen::Index j = 0; j < W.cols(); ++j) {
-                           const double g = c * z[j] + 0.0;
-#if defined(__FMA__)
-                           v[j] = std::fma(-std::fma(h.weight_decay, w[j], g), h.learning_rate, h.momentum * v[j]);
-#else  // no fused multiply-add in hardware: none in the separate passes either
-        v[j] = h.momentum * v[j] - h.learning_rate * (g + h.weight_decay * w[j]);
-#endif
-                           w[j] += v[j];
-                         }
-                       }
+                       momentum_step_layer(net.weights[l], velocity[l], cache.z[l].data(), scale, delta, h);
                      });
 }
 
