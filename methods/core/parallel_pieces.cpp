@@ -22,7 +22,8 @@ double thread_cpu_seconds() {
 // own clock its caller reads) or it runs a piece an enclosing run_pieces measures.
 thread_local bool clock_counted = false;
 
-// The CPU time run_pieces calls of this thread reported (pieces_cpu_seconds_elsewhere).
+// The CPU time the pieces of this thread's run_pieces calls spent elsewhere
+// (pieces_cpu_seconds_elsewhere).
 thread_local double elsewhere_total = 0.0;
 
 // Sets clock_counted for a scope and restores it.
@@ -39,7 +40,7 @@ class CountedScope {
 
 }  // namespace
 
-PiecesReport run_pieces(int count, const std::function<void(int)>& piece, int max_threads, bool nested) {
+void run_pieces(int count, const std::function<void(int)>& piece, int max_threads, bool nested) {
   if (count < 0) throw std::invalid_argument("run_pieces: count is " + std::to_string(count) + ", but must be >= 0");
   const auto n = static_cast<std::size_t>(count);
   std::vector<std::exception_ptr> errors(n);
@@ -47,8 +48,8 @@ PiecesReport run_pieces(int count, const std::function<void(int)>& piece, int ma
   const CountedScope caller;
   // A tied task runs start to end on one thread, and while it waits for nested pieces that
   // thread runs only their descendants, so the thread CPU clock around a piece measures the
-  // piece and the nested pieces it ran itself, which their own reports then leave out. What
-  // the piece's nested calls report is taken from the running thread's total into this call's.
+  // piece and the nested pieces it ran itself, which their own counts then leave out. What the
+  // piece's nested calls counted is taken from the running thread's total into this call's.
   const auto run_one = [&](int i) {
     const bool measure = !clock_counted;
     const CountedScope counted;
@@ -79,12 +80,9 @@ PiecesReport run_pieces(int count, const std::function<void(int)>& piece, int ma
 #pragma omp taskloop grainsize(1) default(shared)
     for (int i = 0; i < count; ++i) run_one(i);
   }
-  PiecesReport report;
-  for (double seconds : cpu_elsewhere) report.cpu_seconds_elsewhere += seconds;
-  elsewhere_total += report.cpu_seconds_elsewhere;
+  for (double seconds : cpu_elsewhere) elsewhere_total += seconds;
   for (const std::exception_ptr& error : errors)
     if (error) std::rethrow_exception(error);
-  return report;
 }
 
 double pieces_cpu_seconds_elsewhere() { return elsewhere_total; }

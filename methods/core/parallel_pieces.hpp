@@ -8,20 +8,16 @@
 
 namespace bnn {
 
-struct PiecesReport {
-  // CPU time the pieces, and the pieces they split into, spent on threads other than the
-  // caller's (the caller's own thread CPU clock already holds the rest).
-  double cpu_seconds_elsewhere = 0.0;
-};
-
 // Runs piece(0), ..., piece(count - 1), each exactly once, and returns when all are done.
 // With its own team it uses at most max_threads threads (<= 0: omp_get_max_threads()), and no
 // more than count unless the pieces split into pieces of their own (nested): then every thread
 // allowed, for the nested pieces to use. If pieces throw, every piece still runs and the
 // exception of the lowest index is rethrown afterwards: none escapes an OpenMP region.
-// Nested calls count each CPU second once: a nested call's report goes into the report of the
-// call whose piece made it, and the outermost call's into its caller thread's total below.
-PiecesReport run_pieces(int count, const std::function<void(int)>& piece, int max_threads = 0, bool nested = false);
+// The CPU time the pieces (and the pieces they split into) spend on threads other than the
+// caller's is added to the caller thread's total below; the caller's own thread CPU clock
+// holds the rest. Nested calls count each CPU second once: a nested call's time goes into the
+// call whose piece made it, and only the outermost call's into its caller thread's total.
+void run_pieces(int count, const std::function<void(int)>& piece, int max_threads = 0, bool nested = false);
 
 // The CPU time that pieces of the run_pieces calls made by this thread (not inside a piece of
 // an enclosing call) spent on other threads, since the thread started. A job's CPU time is its
