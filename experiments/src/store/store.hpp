@@ -100,7 +100,7 @@ void register_store_files(const std::string& results_dir);
 // Current time as ISO 8601 UTC, and this machine's name.
 std::string utc_now();
 std::string host_name();
-// CPU model, number of hardware threads and memory, e.g. "Intel Xeon (2 threads, 23.5 GiB)".
+// CPU model, number of hardware threads and memory, e.g. "AMD EPYC (2 hardware threads, 23.5 GiB)".
 std::string machine_description();
 // The host a job record names: "NAME (MACHINE DESCRIPTION)", so that a job's time can be read
 // against its machine also where the run records are not kept (splits.csv / jobs.csv).
